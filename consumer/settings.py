@@ -1,0 +1,131 @@
+"""The processor's settings: typed, validated once at start, immutable afterwards.
+
+Sources, later ones winning: the defaults below, a YAML file (``CRAWL_DECODER_CONFIG``
+or ``--config``), then environment variables ``CRAWL_DECODER_<NAME>``.  The Kafka
+connection itself (bootstrap servers, SASL, TLS) comes from ``KAFKA_*`` variables,
+see ``consumer.kafka.config.KafkaConnection``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import socket
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .exceptions import ConfigError
+
+ENV_PREFIX = "CRAWL_DECODER_"
+CONFIG_ENV = ENV_PREFIX + "CONFIG"
+DEFAULT_CONFIG_PATH = "/etc/crawl-decoder/config.yaml"
+MIB = 1024 * 1024
+
+
+class ProcessingMode(str, enum.Enum):
+    EXACTLY_ONCE = "exactly-once"
+    AT_LEAST_ONCE = "at-least-once"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Settings:
+    landing_topic: str = "crawl.raw"
+    clean_topic: str = "crawl.clean"
+    quarantine_topic: str = "crawl.quarantine"
+    group_id: str = "crawl-decoder"
+    processing_mode: ProcessingMode = ProcessingMode.EXACTLY_ONCE
+    #: Stable per instance so a restarted instance fences its predecessor (KAFKA.md).
+    transactional_id: str = dataclasses.field(default_factory=lambda: f"crawl-decoder-{socket.gethostname()}")
+    max_body_bytes: int = 16 * MIB
+    batch_size: int = 500
+    batch_timeout_ms: int = 200
+    http_port: int = 9102
+    overrides_path: str = "/etc/crawl-decoder/overrides.yaml"
+    schemas_dir: str = ""
+    schema_registry_url: str = ""
+    shutdown_timeout_s: float = 30.0
+    #: Decodes with at most this many U+FFFD are accepted as clean (0: any is lossy).
+    replacement_threshold: int = 0
+    log_level: str = "info"
+
+    def __post_init__(self) -> None:
+        problems = list(self._problems())
+        if problems:
+            raise ConfigError("invalid settings: " + "; ".join(problems))
+
+    def _problems(self):
+        for name in ("landing_topic", "clean_topic", "quarantine_topic", "group_id", "transactional_id"):
+            if not getattr(self, name):
+                yield f"{name} must not be empty"
+        if len({self.landing_topic, self.clean_topic, self.quarantine_topic}) != 3:
+            yield "landing_topic, clean_topic and quarantine_topic must be three different topics"
+        for name in ("max_body_bytes", "batch_size", "batch_timeout_ms"):
+            if getattr(self, name) <= 0:
+                yield f"{name} must be positive"
+        if not 0 < self.http_port < 65536 and self.http_port != 0:
+            yield "http_port must be a TCP port (0 picks a free one)"
+        if self.shutdown_timeout_s <= 0:
+            yield "shutdown_timeout_s must be positive"
+        if self.replacement_threshold < 0:
+            yield "replacement_threshold must not be negative"
+        if self.log_level.lower() not in ("debug", "info", "warning", "error"):
+            yield "log_level must be one of debug, info, warning, error"
+
+    @classmethod
+    def load(cls, path: str | os.PathLike | None = None, environ: Mapping[str, str] = os.environ) -> Settings:
+        """Defaults, then the YAML file, then ``CRAWL_DECODER_*`` variables."""
+        values: dict[str, Any] = {}
+        path = path or environ.get(CONFIG_ENV)
+        if path:
+            values.update(_read_file(Path(path)))
+        elif Path(DEFAULT_CONFIG_PATH).is_file():
+            values.update(_read_file(Path(DEFAULT_CONFIG_PATH)))
+        for field in dataclasses.fields(cls):
+            raw = environ.get(ENV_PREFIX + field.name.upper())
+            if raw is not None:
+                values[field.name] = raw
+        return cls(**{name: _coerce(name, value) for name, value in values.items()})
+
+
+_FIELDS = {field.name: field for field in dataclasses.fields(Settings)}
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"settings file {path} is not valid YAML: {exc}") from exc
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"settings file {path} must be a mapping of setting: value")
+    unknown = sorted(set(loaded) - set(_FIELDS))
+    if unknown:
+        raise ConfigError(f"settings file {path}: unknown settings {', '.join(unknown)}")
+    return loaded
+
+
+def _coerce(name: str, value: Any) -> Any:
+    if name not in _FIELDS:
+        raise ConfigError(f"unknown setting {name!r}")
+    default = Settings.__dataclass_fields__[name]
+    kind = type(default.default) if default.default is not dataclasses.MISSING else str
+    try:
+        if kind is ProcessingMode:
+            return ProcessingMode(str(value).lower())
+        if kind is int and not isinstance(value, bool):
+            return int(value)
+        if kind is float:
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        choices = ""
+        if kind is ProcessingMode:
+            choices = " (one of " + ", ".join(mode.value for mode in ProcessingMode) + ")"
+        raise ConfigError(f"setting {name}: {value!r} is not a valid {kind.__name__}{choices}") from exc
