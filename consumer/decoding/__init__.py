@@ -1,0 +1,19 @@
+"""The pure decoding core: bytes, Content-Type, URL and overrides in, ``Decoded`` out.
+
+Nothing here touches Kafka, Avro, logging or the clock.  Start reading at
+``resolve.decode``: it calls one small function per step of the resolution order.
+"""
+
+from .decoded import DECLARATION_PLACES, SOURCES, Decoded
+from .overrides import Override, OverrideMode, OverrideTable
+from .resolve import decode
+
+__all__ = [
+    "DECLARATION_PLACES",
+    "SOURCES",
+    "Decoded",
+    "Override",
+    "OverrideMode",
+    "OverrideTable",
+    "decode",
+]

@@ -1,0 +1,214 @@
+"""The resolution order: which encoding a response body is decoded with.
+
+Implements the HTML Standard's "determining the character encoding"
+(https://html.spec.whatwg.org/multipage/parsing.html#determining-the-character-encoding)
+for a whole, already-received body, with two documented improvements:
+
+1. *Strict first.*  Each candidate is tried strictly, in precedence order; one
+   that does not decode without errors is recorded in ``conflicts`` and the
+   next is tried.  Only when no candidate decodes cleanly is the result lossy,
+   and then it is the browser's choice, decoded with U+FFFD and counted.
+2. *Valid UTF-8 is UTF-8.*  When nothing is declared, a body that is valid
+   UTF-8 is decoded as UTF-8 before detection is consulted.
+
+Precedence, highest first (each step is one small function below):
+
+    BOM > override (force) > Content-Type charset > meta prescan (first 1024
+    bytes) > late <meta> in the head > XML declaration (XML types) > JSON is
+    UTF-8 > valid UTF-8 > override (fallback) > detection (TLD hint) >
+    windows-1252
+
+A body that looks like damaged UTF-8 (mostly well-formed multi-byte sequences
+with a few errors) is never "rescued" by a single-byte detector guess that
+would turn every accented letter into mojibake; it is reported lossy instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+from .bom import sniff_bom
+from .codecs import decode_bytes, decode_strict
+from .content_type import MimeType, extract_mime_type, is_json_mime, is_xml_mime
+from .decoded import Decoded
+from .detection import detect
+from .labels import get_encoding
+from .mojibake import looks_double_encoded
+from .overrides import Override, OverrideMode, OverrideTable, as_table
+from .prescan import late_meta, prescan
+from .xml_declaration import xml_declared_encoding
+
+DEFAULT_ENCODING = "windows-1252"
+#: A detector guess is taken after failed declarations only above this confidence.
+CONFIDENT_DETECTION = 0.5
+
+
+def decode(
+    body: bytes,
+    content_type: str | None = None,
+    url: str | None = None,
+    overrides: OverrideTable | None = None,
+) -> Decoded:
+    """Decode a response *body* as a browser would, and say how it was decided.
+
+    *content_type* is the response's Content-Type header value (several values
+    may be combined with commas), *url* the response URL (its host selects an
+    override and its top-level domain hints detection), *overrides* an
+    ``OverrideTable`` (or an iterable of ``Override``).  Never raises on content.
+    """
+    return _Resolution(bytes(body), content_type, url, as_table(overrides)).run()
+
+
+class _Resolution:
+    """The state of one decode: the declarations found and the attempts made."""
+
+    def __init__(self, body: bytes, content_type: str | None, url: str | None, table: OverrideTable):
+        self.body = body
+        self.mime: MimeType | None = extract_mime_type(content_type)
+        self.host = _host_of(url)
+        self.override: Override | None = table.lookup(self.host)
+        self.bom, self.bom_length = sniff_bom(body)
+        self.payload = body[self.bom_length :] if self.bom_length else body
+        self.declared = {
+            "bom": self.bom,
+            "header": _header_encoding(self.mime),
+            "meta": prescan(self.payload),
+            "xml": xml_declared_encoding(self.payload),
+        }
+        self.conflicts: list[str] = list(_disagreements(self.declared))
+        self.tried: set[str] = set()
+        self.browser_choice: tuple[str, str] | None = None
+
+    def run(self) -> Decoded:
+        for source, encoding, confidence in self.candidates():
+            if self.browser_choice is None:
+                self.browser_choice = (source, encoding)
+            if encoding in self.tried:
+                continue
+            self.tried.add(encoding)
+            text = decode_strict(encoding, self._bytes_for(source))
+            if text is not None:
+                return self.result(text, encoding, source, confidence=confidence)
+            self.conflicts.append(f"{source} {encoding} does not decode without errors")
+        return self.lossy()
+
+    # -- candidates, in precedence order ---------------------------------
+
+    def candidates(self) -> Iterator[tuple[str, str, float | None]]:
+        """Yield (source, encoding, confidence), highest precedence first, lazily."""
+        if self.bom:
+            yield "bom", self.bom, None
+        if self._override_is(OverrideMode.FORCE):
+            yield "override", self.override.encoding, None
+        yield from self.declarations()
+        declared_any = self.browser_choice is not None
+        if not declared_any:
+            yield "utf-8-valid", "UTF-8", None
+            if self._override_is(OverrideMode.FALLBACK):
+                yield "override", self.override.encoding, None
+        elif self.override is not None and self.override.mode is OverrideMode.FALLBACK:
+            self.conflicts.append(f"fallback override for {self.override.host} not used: the page declares its encoding")
+        yield from self.detection(declared_any)
+
+    def declarations(self) -> Iterator[tuple[str, str, float | None]]:
+        if is_json_mime(self.mime):
+            # JSON is UTF-8 (RFC 8259; browsers' response.json()): a charset is not consulted.
+            yield "json", "UTF-8", None
+            return
+        if self.declared["header"]:
+            yield "http-header", self.declared["header"], None
+        if is_xml_mime(self.mime):
+            if self.declared["xml"]:
+                yield "xml-declaration", self.declared["xml"], None
+            return
+        if self.declared["meta"]:
+            yield "meta-prescan", self.declared["meta"], None
+        else:
+            late = late_meta(self.payload)
+            if late:
+                yield "meta-late", late, None
+
+    def detection(self, declared_any: bool) -> Iterator[tuple[str, str, float | None]]:
+        if self._damaged_utf8():
+            self.conflicts.append("body is mostly well-formed UTF-8 with errors: not guessing another encoding")
+            if not declared_any:
+                self.browser_choice = ("utf-8-valid", "UTF-8")
+            return
+        guess = detect(self.payload, _tld_of(self.host))
+        if declared_any and guess.confidence < CONFIDENT_DETECTION:
+            self.conflicts.append(f"detector guessed {guess.encoding} with low confidence {guess.confidence:.2f}: not used")
+            return
+        yield "detector", guess.encoding, guess.confidence
+        if not declared_any:
+            yield "default", DEFAULT_ENCODING, None
+
+    # -- results -----------------------------------------------------------
+
+    def result(self, text: str, encoding: str, source: str, *, replacements: int = 0, confidence=None) -> Decoded:
+        return Decoded(
+            text=text,
+            encoding=encoding,
+            source=source,
+            replacements=replacements,
+            declared=self.declared,
+            conflicts=tuple(self.conflicts),
+            confidence=confidence,
+            mojibake_suspected=looks_double_encoded(text),
+            override=self.override if source == "override" else None,
+        )
+
+    def lossy(self) -> Decoded:
+        """Nothing decodes cleanly: the browser's choice, with U+FFFD counted."""
+        source, encoding = self.browser_choice or ("default", DEFAULT_ENCODING)
+        text, replacements = decode_bytes(encoding, self._bytes_for(source))
+        return self.result(text, encoding, source, replacements=replacements)
+
+    # -- helpers -------------------------------------------------------------
+
+    def _bytes_for(self, source: str) -> bytes:
+        # The BOM is stripped only when the BOM decides the encoding.
+        return self.payload if source == "bom" or self.bom_length == 0 else self.body
+
+    def _override_is(self, mode: OverrideMode) -> bool:
+        return self.override is not None and self.override.mode is mode
+
+    def _damaged_utf8(self) -> bool:
+        if "UTF-8" not in self.tried:
+            return False
+        text, errors = decode_bytes("UTF-8", self.payload)
+        multibyte = len(text) - errors - _ascii_count(text)
+        return multibyte > errors
+
+
+def _header_encoding(mime: MimeType | None) -> str | None:
+    if mime is None:
+        return None
+    return get_encoding(mime.parameters.get("charset"))
+
+
+def _disagreements(declared: dict[str, str | None]) -> Iterator[str]:
+    named = [(place, encoding) for place, encoding in declared.items() if encoding]
+    for i, (place_a, a) in enumerate(named):
+        for place_b, b in named[i + 1 :]:
+            if a != b:
+                yield f"{place_a} says {a} but {place_b} says {b}"
+
+
+def _host_of(url: str | None) -> str | None:
+    if not url:
+        return None
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
+
+
+def _tld_of(host: str | None) -> str | None:
+    if not host or host.replace(".", "").isdigit() or ":" in host:
+        return None
+    return host.rsplit(".", 1)[-1] or None
+
+
+def _ascii_count(text: str) -> int:
+    return len(text.encode("ascii", "ignore"))
