@@ -1,0 +1,292 @@
+"""``LocalBroker``: one Apache Kafka process in KRaft mode, started from its jars.
+
+For development, tests and the demo on machines without a Docker engine.
+Only loopback addresses; only the process this object started is ever
+signalled.  ``start()`` formats the storage (``kafka.tools.StorageTool``, as
+``bin/kafka-storage.sh format --standalone`` does) and runs ``kafka.Kafka``
+(as ``bin/kafka-server-start.sh`` does).
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+from confluent_kafka import KafkaException
+
+from ..kafka.clients import make_admin
+from ..kafka.config import KafkaConnection
+from .exceptions import DevBrokerError
+from .jars import DEFAULT_KAFKA_VERSION, kafka_classpath
+from .properties import log4j2_properties, render_properties, server_properties
+
+#: kafka-server-start.sh uses 1 GiB; plenty for a development broker.
+JVM_OPTIONS = ("-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true")
+
+_STATE_FILE = "devbroker.json"
+_PR_SET_PDEATHSIG = 1
+
+
+class LocalBroker:
+    """A single-node Kafka broker process; the constructor starts nothing.
+
+    ``data_dir`` keeps the broker's data (and its ports) across runs; without
+    it a temporary directory is used and removed by ``stop()``.  ``restart()``
+    keeps ports and data, so clients can reconnect to the same address.
+    """
+
+    def __init__(
+        self,
+        *,
+        kafka_version: str = DEFAULT_KAFKA_VERSION,
+        data_dir: str | os.PathLike[str] | None = None,
+        start_timeout: float = 180.0,
+        stop_timeout: float = 30.0,
+    ) -> None:
+        self.kafka_version = kafka_version
+        self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self._data_dir = Path(data_dir) if data_dir is not None else None
+        self._owns_dir = data_dir is None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._port: int | None = None
+        self._controller_port: int | None = None
+        self._cluster_id: str | None = None
+
+    # -- public -------------------------------------------------------------
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """``127.0.0.1:<port>``; known once ``start()`` has chosen the port."""
+        if self._port is None:
+            raise DevBrokerError("the broker has not been started")
+        return f"127.0.0.1:{self._port}"
+
+    @property
+    def data_dir(self) -> Path | None:
+        return self._data_dir
+
+    @property
+    def log_file(self) -> Path:
+        """The broker's log4j log (``server.log``) inside the data directory."""
+        if self._data_dir is None:
+            raise DevBrokerError("the broker has not been started")
+        return self._data_dir / "logs" / "server.log"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self.is_running() else None
+
+    def is_running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def start(self) -> str:
+        """Start the broker, wait until it answers metadata requests, return its bootstrap address."""
+        if self.is_running():
+            return self.bootstrap_servers
+        classpath = kafka_classpath(self.kafka_version)
+        self._prepare_dir()
+        self._load_or_create_state()
+        self._write_config()
+        self._format_storage(classpath)
+        self._launch(classpath)
+        self._wait_ready()
+        return self.bootstrap_servers
+
+    def stop(self) -> None:
+        """Stop the broker process (SIGTERM, SIGKILL after ``stop_timeout``); remove a temporary data dir."""
+        self._terminate()
+        if self._owns_dir and self._data_dir is not None:
+            shutil.rmtree(self._data_dir, ignore_errors=True)
+            self._data_dir = None
+            self._port = self._controller_port = self._cluster_id = None
+
+    def restart(self) -> str:
+        """Stop and start again on the same ports and data; returns the (unchanged) bootstrap address."""
+        if self._data_dir is None or self._port is None:
+            raise DevBrokerError("restart() needs a broker that was started")
+        self._terminate()
+        classpath = kafka_classpath(self.kafka_version)
+        self._launch(classpath)
+        self._wait_ready()
+        return self.bootstrap_servers
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last ``lines`` lines of the broker's console output and log, for error messages."""
+        if self._data_dir is None:
+            return ""
+        parts = []
+        for path in (self._data_dir / "logs" / "console.out", self._data_dir / "logs" / "server.log"):
+            if path.exists():
+                text = path.read_text(errors="replace").splitlines()[-lines:]
+                parts.append(f"--- {path.name} ---\n" + "\n".join(text))
+        return "\n".join(parts)
+
+    def __enter__(self) -> LocalBroker:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        where = self.bootstrap_servers if self._port is not None else "not started"
+        return f"LocalBroker(kafka {self.kafka_version}, {where}, running={self.is_running()})"
+
+    # -- steps of start() ---------------------------------------------------
+
+    def _prepare_dir(self) -> None:
+        if self._data_dir is None:
+            self._data_dir = Path(tempfile.mkdtemp(prefix="crawl-decoder-kafka-"))
+        (self._data_dir / "logs").mkdir(parents=True, exist_ok=True)
+
+    def _load_or_create_state(self) -> None:
+        """Reuse the cluster id and ports recorded in ``data_dir``, or choose new ones.
+
+        The controller's own endpoint is part of the KRaft voter set written
+        at format time, so a formatted data dir must keep its ports.
+        """
+        state_path = self._data_dir / _STATE_FILE
+        if state_path.exists():
+            state = json.loads(state_path.read_text())
+            self._cluster_id, self._port, self._controller_port = (
+                state["cluster_id"], state["port"], state["controller_port"],
+            )  # fmt: skip
+            return
+        self._cluster_id = random_cluster_id()
+        self._port, self._controller_port = free_ports(2)
+        state = {"cluster_id": self._cluster_id, "port": self._port, "controller_port": self._controller_port}
+        state_path.write_text(json.dumps(state) + "\n")
+
+    def _write_config(self) -> None:
+        properties = server_properties(
+            port=self._port, controller_port=self._controller_port, log_dir=self._data_dir / "kafka-logs"
+        )
+        (self._data_dir / "server.properties").write_text(render_properties(properties))
+        (self._data_dir / "log4j2.properties").write_text(log4j2_properties(self.log_file))
+
+    def _format_storage(self, classpath: str) -> None:
+        if (self._data_dir / "kafka-logs" / "meta.properties").exists():
+            return  # formatted by an earlier run; formatting again would be a no-op costing a JVM start
+        command = [
+            *self._java(classpath), "kafka.tools.StorageTool", "format",
+            "-t", self._cluster_id, "-c", str(self._data_dir / "server.properties"),
+            "--standalone", "--ignore-formatted",
+        ]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise DevBrokerError(
+                f"kafka.tools.StorageTool format failed (exit {result.returncode}):\n"
+                f"{(result.stdout + result.stderr).strip()[-4000:]}"
+            )
+
+    def _launch(self, classpath: str) -> None:
+        command = [*self._java(classpath), "kafka.Kafka", str(self._data_dir / "server.properties")]
+        with open(self._data_dir / "logs" / "console.out", "ab") as console:
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=console,
+                stderr=subprocess.STDOUT,
+                # Own session: a Ctrl-C meant for the caller reaches the broker only through stop().
+                start_new_session=True,
+                preexec_fn=_die_with_parent() if threading.current_thread() is threading.main_thread() else None,
+            )
+
+    def _wait_ready(self) -> None:
+        """Wait until an AdminClient gets a metadata answer; fail fast if the process exits."""
+        admin = make_admin(KafkaConnection(self.bootstrap_servers), extra={"log_level": 0})
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            if self._process.poll() is not None:
+                raise DevBrokerError(
+                    f"Kafka exited with status {self._process.returncode} while starting\n{self.log_tail()}"
+                )
+            try:
+                admin.list_topics(timeout=1.0)
+                return
+            except KafkaException:
+                if time.monotonic() >= deadline:
+                    self._terminate()
+                    raise DevBrokerError(
+                        f"Kafka did not answer on {self.bootstrap_servers} within {self.start_timeout:g} s\n"
+                        f"{self.log_tail()}"
+                    ) from None
+
+    def _terminate(self) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGTERM)  # kafka.Kafka's shutdown hook does a controlled shutdown
+        try:
+            process.wait(timeout=self.stop_timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def _java(self, classpath: str) -> list[str]:
+        java = shutil.which("java")
+        if java is None:
+            raise DevBrokerError("Java 17+ is needed to run Kafka but `java` is not on PATH")
+        return [
+            java, *JVM_OPTIONS,
+            f"-Dlog4j2.configurationFile={self._data_dir / 'log4j2.properties'}",
+            "-cp", classpath,
+        ]  # fmt: skip
+
+
+def random_cluster_id() -> str:
+    """A Kafka ``Uuid`` as ``kafka-storage.sh random-uuid`` prints it, without starting a JVM.
+
+    Uuid.randomUuid() is 16 random bytes in URL-safe base64 without padding,
+    redrawn when the text would start with '-' (it would read as a CLI flag).
+    """
+    while True:
+        text = base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode("ascii")
+        if not text.startswith("-"):
+            return text
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports free on 127.0.0.1 now (the kernel picks them)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def _die_with_parent():
+    """A ``preexec_fn`` asking Linux to SIGTERM the broker when its parent dies.
+
+    Without it a test run killed with SIGKILL leaves a 1 GiB JVM behind.  The
+    signal fires when the *thread* that forked exits, hence main thread only.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+
+    def set_death_signal() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+    return set_death_signal

@@ -1,0 +1,185 @@
+"""Factories for confluent-kafka clients configured for exactly-once processing.
+
+Thin wrappers in the manner of quix-streams' ``kafka/`` package: each factory
+merges the shared ``KafkaConnection`` with the settings its role needs and
+returns the library's own client.  librdkafka constructors do not block on the
+network (connections are made in the background), so creating a client is
+cheap; our own objects call these factories only when they start.
+
+Sizes: crawl bodies go up to ``MAX_BODY_BYTES``; records carry headers and
+Avro framing around the body, so every limit on the path (producer
+``message.max.bytes``, topic ``max.message.bytes``, consumer
+``max.partition.fetch.bytes``) is ``MESSAGE_LIMIT_BYTES``, one MiB above it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from .config import KafkaConnection
+from .exceptions import KafkaUnavailableError, TopicCreationError
+
+MiB = 1024 * 1024
+
+#: The largest crawled body the pipeline carries.
+MAX_BODY_BYTES = 16 * MiB
+
+#: Limit for one record (and one compressed batch) anywhere on the path.
+MESSAGE_LIMIT_BYTES = MAX_BODY_BYTES + MiB
+
+#: Producer transactions are short (one consumed batch); a crashed instance's
+#: open transaction blocks read_committed readers until this expires unless a
+#: successor with the same transactional.id fences it first.
+TRANSACTION_TIMEOUT_MS = 60_000
+
+#: Topic configuration ``ensure_topics`` applies unless overridden.
+DEFAULT_TOPIC_CONFIG: Mapping[str, str] = {"max.message.bytes": str(MESSAGE_LIMIT_BYTES)}
+
+
+def make_consumer(
+    conn: KafkaConnection,
+    group_id: str,
+    *,
+    isolation_level: str = "read_committed",
+    extra: Mapping[str, object] | None = None,
+) -> Consumer:
+    """A consumer whose offsets move only when the caller commits them (see KAFKA.md, exactly-once)."""
+    conf: dict[str, object] = {
+        **conn.as_librdkafka_dict(),
+        "group.id": group_id,
+        "isolation.level": isolation_level,
+        # Offsets are committed inside the producer's transaction, never by the consumer itself.
+        "enable.auto.commit": False,
+        "partition.assignment.strategy": "cooperative-sticky",
+        "auto.offset.reset": "earliest",
+        "enable.partition.eof": False,
+        "max.partition.fetch.bytes": MESSAGE_LIMIT_BYTES,
+        # librdkafka's default (50 MiB) already exceeds one record; stated so a reader sees the budget.
+        "fetch.max.bytes": 50 * MiB,
+    }
+    conf.update(extra or {})
+    return Consumer(conf)
+
+
+def make_producer(
+    conn: KafkaConnection,
+    *,
+    transactional_id: str | None = None,
+    extra: Mapping[str, object] | None = None,
+) -> Producer:
+    """An idempotent zstd producer; transactional when ``transactional_id`` is given.
+
+    The caller runs ``init_transactions()`` before the first transaction.
+    """
+    conf: dict[str, object] = {
+        **conn.as_librdkafka_dict(),
+        "enable.idempotence": True,
+        "acks": "all",
+        "compression.type": "zstd",
+        # Checked against the uncompressed record, so it must fit the largest body plus framing.
+        "message.max.bytes": MESSAGE_LIMIT_BYTES,
+        # Moderate batches: librdkafka caps zstd decompression of a batch on the consumer side
+        # (receive.message.max.bytes), and highly compressible HTML inflates a lot.
+        "batch.size": 4 * MiB,
+        "linger.ms": 5,
+    }
+    if transactional_id is not None:
+        conf["transactional.id"] = transactional_id
+        conf["transaction.timeout.ms"] = TRANSACTION_TIMEOUT_MS
+    conf.update(extra or {})
+    return Producer(conf)
+
+
+def make_admin(conn: KafkaConnection, *, extra: Mapping[str, object] | None = None) -> AdminClient:
+    """An admin client for ``conn``."""
+    return AdminClient({**conn.as_librdkafka_dict(), **(extra or {})})
+
+
+def ensure_topics(
+    admin: AdminClient,
+    names: Iterable[str],
+    partitions: int = 1,
+    config: Mapping[str, str] | None = None,
+    *,
+    replication_factor: int = -1,
+    timeout: float = 30.0,
+) -> set[str]:
+    """Create the topics in ``names`` that do not exist yet and wait until they are usable.
+
+    Topics that already exist are left as they are (their partitions and
+    configuration are not changed).  ``replication_factor=-1`` takes the
+    broker's ``default.replication.factor``.  Returns the names created here.
+    """
+    deadline = time.monotonic() + timeout
+    wanted = list(dict.fromkeys(names))
+    topic_config = {**DEFAULT_TOPIC_CONFIG, **(config or {})}
+    new_topics = [NewTopic(name, partitions, replication_factor, config=topic_config) for name in wanted]
+    created: set[str] = set()
+    if new_topics:
+        futures = admin.create_topics(new_topics, operation_timeout=timeout, request_timeout=timeout)
+        for name, future in futures.items():
+            if _wait_created(name, future, timeout):
+                created.add(name)
+    _wait_visible(admin, wanted, deadline)
+    return created
+
+
+def _wait_created(name: str, future, timeout: float) -> bool:
+    try:
+        future.result(timeout=timeout)
+    except KafkaException as exc:
+        if exc.args[0].code() == KafkaError.TOPIC_ALREADY_EXISTS:
+            return False
+        raise TopicCreationError(f"cannot create topic {name!r}: {exc.args[0].str()}") from exc
+    return True
+
+
+def _wait_visible(admin: AdminClient, names: list[str], deadline: float) -> None:
+    """Wait until metadata shows every topic with a leader for each partition.
+
+    CreateTopics returns once the controller accepted the topic; producing
+    before the partition leaders are known fails with UNKNOWN_TOPIC_OR_PART.
+    """
+    missing = set(names)
+    while missing:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TopicCreationError(f"topics not ready before the deadline: {', '.join(sorted(missing))}")
+        try:
+            metadata = admin.list_topics(timeout=min(remaining, 5.0))
+        except KafkaException as exc:
+            raise KafkaUnavailableError(f"cannot read cluster metadata: {exc.args[0].str()}") from exc
+        missing = {name for name in missing if not _is_ready(metadata.topics.get(name))}
+        if missing:
+            time.sleep(0.1)  # metadata propagation; bounded by the deadline above
+
+
+def _is_ready(topic) -> bool:
+    if topic is None or topic.error is not None or not topic.partitions:
+        return False
+    return all(partition.leader >= 0 for partition in topic.partitions.values())
+
+
+def wait_until_ready(conn: KafkaConnection, timeout: float = 30.0) -> None:
+    """Block until the cluster answers a metadata request, or raise ``KafkaUnavailableError``.
+
+    Stronger than an open port: a broker opens its client listener only when
+    it accepts requests, and a metadata answer proves it serves them.
+    """
+    # log_level 0: refused connections while the broker starts are expected, not worth stderr lines.
+    admin = make_admin(conn, extra={"log_level": 0})
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        try:
+            admin.list_topics(timeout=max(min(remaining, 2.0), 0.1))
+            return
+        except KafkaException as exc:
+            if time.monotonic() >= deadline:
+                raise KafkaUnavailableError(
+                    f"Kafka at {conn.bootstrap_servers} did not answer within {timeout:g} s: {exc.args[0].str()}"
+                ) from exc
