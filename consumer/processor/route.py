@@ -1,0 +1,130 @@
+"""Decide where one landing record goes: clean, or quarantine with a reason.
+
+Pure apart from the clock it is given: no Kafka here, so the stream processor
+and quarantine replay route records the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from ..decoding import Decoded, OverrideTable, decode
+from . import content_encoding
+from .records import Origin, Shadow, clean_record, header_value, quarantine_record
+
+CLEAN = "clean"
+QUARANTINE = "quarantine"
+
+
+@dataclass(frozen=True, slots=True)
+class Routed:
+    destination: str
+    record: dict
+    reason: str | None = None
+    decoded: Decoded | None = None
+    host: str | None = None
+    shadow: Shadow | None = None
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Router:
+    """Routes records under fixed limits; the overrides are passed per call (they reload)."""
+
+    def __init__(
+        self,
+        *,
+        max_body_bytes: int,
+        replacement_threshold: int = 0,
+        clock_ms: Callable[[], int] = _now_ms,
+    ) -> None:
+        self.max_body_bytes = max_body_bytes
+        self.replacement_threshold = replacement_threshold
+        self.clock_ms = clock_ms
+
+    def route(
+        self,
+        raw: Mapping,
+        origin: Origin,
+        *,
+        key: bytes | None = None,
+        kafka_headers: Sequence[tuple[str, bytes | None]] = (),
+        overrides: OverrideTable | None = None,
+        replay_count: int = 0,
+    ) -> Routed:
+        host = _host(raw.get("url"))
+        quarantine = self._quarantiner(raw, origin, key, kafka_headers, host, replay_count)
+        encoding_header = None if raw.get("content_encoding_removed") else header_value(raw["headers"], "content-encoding")
+        body = content_encoding.undo(raw["body"], encoding_header, self.max_body_bytes)
+        if isinstance(body, content_encoding.Refusal):
+            return quarantine(body.reason, error=body.detail)
+        content_type = header_value(raw["headers"], "content-type")
+        decoded = decode(body, content_type, raw["url"], overrides)
+        if decoded.replacements > self.replacement_threshold:
+            return quarantine("lossy", decoded=decoded, error=f"{decoded.replacements} replacement characters")
+        shadow = _shadow(decoded, body, content_type, raw["url"])
+        record = clean_record(
+            raw, decoded, decoded_at_ms=self.clock_ms(), shadow=shadow, replacement_threshold=self.replacement_threshold
+        )
+        return Routed(CLEAN, record, decoded=decoded, host=host, shadow=shadow)
+
+    def unreadable(
+        self,
+        reason: str,
+        error: str,
+        origin: Origin,
+        *,
+        key: bytes | None,
+        value: bytes | None,
+        kafka_headers: Sequence[tuple[str, bytes | None]] = (),
+    ) -> Routed:
+        """A message whose value could not be read as a raw response."""
+        record = quarantine_record(
+            reason=reason,
+            origin=origin,
+            quarantined_at_ms=self.clock_ms(),
+            key=key,
+            value=value,
+            kafka_headers=kafka_headers,
+            error=error,
+        )
+        return Routed(QUARANTINE, record, reason=reason)
+
+    def _quarantiner(self, raw, origin, key, kafka_headers, host, replay_count):
+        def quarantine(reason: str, *, error: str | None = None, decoded: Decoded | None = None) -> Routed:
+            record = quarantine_record(
+                reason=reason,
+                origin=origin,
+                quarantined_at_ms=self.clock_ms(),
+                raw=raw,
+                key=key,
+                kafka_headers=kafka_headers,
+                error=error,
+                decoded=decoded,
+                replay_count=replay_count,
+            )
+            return Routed(QUARANTINE, record, reason=reason, decoded=decoded, host=host)
+
+        return quarantine
+
+
+def _shadow(decoded: Decoded, body: bytes, content_type: str | None, url: str) -> Shadow | None:
+    """For a decode made under an override, would the normal path agree, losslessly?"""
+    if decoded.override is None:
+        return None
+    normal = decode(body, content_type, url, None)
+    return Shadow(encoding=normal.encoding, agrees=not normal.lossy and normal.text == decoded.text)
+
+
+def _host(url: str | None) -> str | None:
+    if not url:
+        return None
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
