@@ -1,0 +1,1 @@
+"""The stream processor: landing topic to clean or quarantine, exactly once."""
