@@ -1,0 +1,168 @@
+"""Avro serializer and deserializer: small callables over pre-parsed schemas.
+
+Output framing follows configuration: the Confluent wire format when a Schema
+Registry is given, else the Avro single-object encoding.  Input accepts both,
+message by message (see ``framing``).  Reading resolves the writer schema into
+our reader schema as the Avro specification's schema resolution says
+(https://avro.apache.org/docs/1.11.1/specification/#schema-resolution): fields
+the writer added are skipped, fields it lacks take the reader's default.
+
+Logical types follow fastavro: ``timestamp-millis`` reads as an aware UTC
+``datetime``, ``date`` as a ``date``; writing accepts those or plain integers.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping
+from io import BytesIO
+from typing import Any
+
+from fastavro import schemaless_reader, schemaless_writer
+from fastavro.read import SchemaResolutionError
+
+from ..exceptions import ConfigError
+from .exceptions import CorruptRecordError, IncompatibleSchemaError, InvalidRecordError, UnknownSchemaError
+from .framing import Framing, confluent_header, read_header, single_object_header
+from .registry import SchemaRegistry
+from .schemas import SchemaStore, StoredSchema
+
+# What fastavro raises on bytes its writer schema cannot decode: a length or
+# union index past the data (EOFError, IndexError), invalid UTF-8 in a string
+# (UnicodeDecodeError, a ValueError), varints too long (ValueError, OverflowError).
+_READ_ERRORS = (ValueError, EOFError, IndexError, KeyError, TypeError, OverflowError, struct.error, MemoryError)
+_WRITE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, OverflowError, struct.error)
+
+#: (writer schema, reader schema or None when they are the same) for schemaless_reader.
+_Plan = tuple[Any, Any]
+
+
+class AvroSerializer:
+    """``(record: dict) -> bytes`` for our schema *schema_name*.
+
+    With *registry*, writes the Confluent wire format with the id of our schema
+    under *subject* (``value_subject(topic)``), registering or looking it up on
+    first use; without, the single-object encoding.
+    """
+
+    __slots__ = ("schema", "_registry", "_subject", "_header")
+
+    def __init__(
+        self,
+        store: SchemaStore,
+        schema_name: str,
+        registry: SchemaRegistry | None = None,
+        subject: str | None = None,
+    ) -> None:
+        self.schema: StoredSchema = store.reader(schema_name)
+        if registry is not None and not subject:
+            raise ConfigError("a Schema Registry needs the subject to register the schema under")
+        self._registry = registry
+        self._subject = subject
+        self._header = None if registry is not None else single_object_header(self.schema.fingerprint)
+
+    def __repr__(self) -> str:
+        return f"AvroSerializer({self.schema.name!r}, framing={self.framing.value!r}, subject={self._subject!r})"
+
+    @property
+    def framing(self) -> Framing:
+        return Framing.SINGLE_OBJECT if self._registry is None else Framing.CONFLUENT
+
+    @property
+    def header(self) -> bytes:
+        """The bytes every message starts with (asks the registry once, when there is one)."""
+        if self._header is None:
+            self._header = confluent_header(self._registry.schema_id(self._subject, self.schema))
+        return self._header
+
+    def __call__(self, record: Mapping[str, Any]) -> bytes:
+        out = BytesIO()
+        out.write(self._header or self.header)
+        try:
+            # strict_allow_default: a misspelt or missing field is an error, not silently dropped.
+            schemaless_writer(out, self.schema.parsed, record, strict_allow_default=True)
+        except _WRITE_ERRORS as exc:
+            raise InvalidRecordError(f"record does not match {self.schema.name}: {exc}") from exc
+        return out.getvalue()
+
+
+class AvroDeserializer:
+    """``(data: bytes) -> dict`` read into our schema *reader_schema_name*.
+
+    The writer schema is found by the single-object fingerprint in the store, or
+    by the Confluent schema id in the store, then in *registry*.  Each writer
+    schema is resolved against the reader once and cached.
+    """
+
+    __slots__ = ("store", "reader", "_registry", "_by_fingerprint", "_by_id")
+
+    def __init__(self, store: SchemaStore, reader_schema_name: str, registry: SchemaRegistry | None = None) -> None:
+        self.store = store
+        self.reader: StoredSchema = store.reader(reader_schema_name)
+        self._registry = registry
+        self._by_fingerprint: dict[int, _Plan] = {}
+        self._by_id: dict[int, _Plan] = {}
+
+    def __repr__(self) -> str:
+        return f"AvroDeserializer({self.reader.name!r}, registry={self._registry!r})"
+
+    def __call__(self, data: bytes) -> dict[str, Any]:
+        framing, key, offset = read_header(data)
+        if framing is Framing.SINGLE_OBJECT:
+            plan = self._by_fingerprint.get(key) or self._plan_fingerprint(key)
+        else:
+            plan = self._by_id.get(key) or self._plan_schema_id(key)
+        buffer = BytesIO(data)
+        buffer.seek(offset)
+        try:
+            record = schemaless_reader(buffer, *plan)
+        except SchemaResolutionError as exc:
+            raise IncompatibleSchemaError(
+                f"writer schema {_describe(framing, key)} cannot be read as {self.reader.name}: {exc}"
+            ) from exc
+        except _READ_ERRORS as exc:
+            raise CorruptRecordError(
+                f"Avro payload does not decode with writer schema {_describe(framing, key)}: {exc!r}"
+            ) from exc
+        if buffer.tell() != len(data):
+            raise CorruptRecordError(
+                f"{len(data) - buffer.tell()} bytes left after the record (writer schema {_describe(framing, key)})"
+            )
+        return record
+
+    def writer_schema(self, data: bytes) -> StoredSchema:
+        """The writer schema *data* names (for inspection; raises like ``__call__``)."""
+        framing, key, _ = read_header(data)
+        if framing is Framing.SINGLE_OBJECT:
+            return self.store.by_fingerprint(key)
+        return self._writer_by_id(key)
+
+    def _plan_fingerprint(self, fingerprint: int) -> _Plan:
+        plan = self._by_fingerprint[fingerprint] = self._resolve(self.store.by_fingerprint(fingerprint))
+        return plan
+
+    def _plan_schema_id(self, schema_id: int) -> _Plan:
+        plan = self._by_id[schema_id] = self._resolve(self._writer_by_id(schema_id))
+        return plan
+
+    def _writer_by_id(self, schema_id: int) -> StoredSchema:
+        known = self.store.by_registry_id(schema_id)
+        if known is not None:
+            return known
+        if self._registry is None:
+            raise UnknownSchemaError(
+                f"Confluent-framed message with schema id {schema_id}, but no Schema Registry is configured",
+                schema_id=schema_id,
+            )
+        return self._registry.writer_schema(schema_id, self.store)
+
+    def _resolve(self, writer: StoredSchema) -> _Plan:
+        # The same schema needs no resolution; passing None also spares fastavro
+        # comparing the two schemas on every message.
+        if writer.fingerprint == self.reader.fingerprint:
+            return (self.reader.parsed, None)
+        return (writer.parsed, self.reader.parsed)
+
+
+def _describe(framing: Framing, key: int) -> str:
+    return f"fingerprint {key:016x}" if framing is Framing.SINGLE_OBJECT else f"id {key}"

@@ -1,0 +1,156 @@
+"""A Confluent-compatible Schema Registry, reached lazily and asked each question once.
+
+Wraps ``confluent_kafka.schema_registry.SchemaRegistryClient`` (REST API:
+https://docs.confluent.io/platform/current/schema-registry/develop/api.html).
+The client is created on first use, so constructing this makes no network call;
+a ``mock://`` URL gives confluent-kafka's in-memory registry (tests, demos).
+Writer schemas fetched by id are cached by the ``SchemaStore`` they are
+registered in; ids of our own schemas are cached here per subject.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+from ..exceptions import ConfigError
+from .exceptions import RegistryError, UnknownSchemaError
+from .schemas import SchemaStore, StoredSchema
+
+_SCHEMES = ("http", "https", "mock")
+_NOT_FOUND = 404
+
+
+def value_subject(topic: str) -> str:
+    """The subject of a topic's values under the default TopicNameStrategy: ``<topic>-value``."""
+    return f"{topic}-value"
+
+
+class SchemaRegistry:
+    """Registry access for the serializers.
+
+    *config* is passed to ``SchemaRegistryClient`` as is (``basic.auth.user.info``,
+    ``ssl.ca.location``...); it is kept out of ``repr``.  With *auto_register*
+    false, our schemas must already be registered under their subject (the usual
+    production setting): we only look their id up.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        config: Mapping[str, Any] | None = None,
+        *,
+        auto_register: bool = True,
+        client: SchemaRegistryClient | None = None,
+    ) -> None:
+        for part in url.split(","):
+            if urlsplit(part.strip()).scheme not in _SCHEMES:
+                raise ConfigError(f"schema registry URL must be http(s):// or mock://, got {_redacted(part)!r}")
+        self.url = url
+        self.auto_register = auto_register
+        self._config = dict(config or {})
+        self._client = client
+        self._ids: dict[tuple[str, int], int] = {}
+
+    def __repr__(self) -> str:
+        return f"SchemaRegistry({_redacted(self.url)!r}, auto_register={self.auto_register})"
+
+    @property
+    def client(self) -> SchemaRegistryClient:
+        if self._client is None:
+            conf = {**self._config, "url": self.url}
+            try:
+                # new_client() returns the in-memory mock for mock:// URLs.
+                self._client = SchemaRegistryClient.new_client(conf)
+            except (ValueError, TypeError) as exc:
+                raise ConfigError(f"schema registry settings rejected: {exc}") from exc
+        return self._client
+
+    def schema_id(self, subject: str, schema: StoredSchema) -> int:
+        """The id of *schema* under *subject*: registered if allowed, else looked up."""
+        key = (subject, schema.fingerprint)
+        found = self._ids.get(key)
+        if found is None:
+            request = Schema(_dumps(schema.standalone), "AVRO")
+            if self.auto_register:
+                found = self._call(self.client.register_schema, subject, request)
+            else:
+                found = self._lookup(subject, request, schema)
+            self._ids[key] = found
+        return found
+
+    def _lookup(self, subject: str, request: Schema, schema: StoredSchema) -> int:
+        try:
+            return self._call(self.client.lookup_schema, subject, request).schema_id
+        except RegistryError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, SchemaRegistryError) and cause.http_status_code == _NOT_FOUND:
+                raise ConfigError(
+                    f"{schema.name} (fingerprint {schema.fingerprint_hex}) is not registered under subject"
+                    f" {subject!r} and auto-registration is off: register it first"
+                ) from exc
+            raise
+
+    def writer_schema(self, schema_id: int, store: SchemaStore) -> StoredSchema:
+        """Fetch the schema with *schema_id* (and the schemas it references) into *store*."""
+        known = store.by_registry_id(schema_id)
+        if known is not None:
+            return known
+        fetched = self._call(self.client.get_schema, schema_id, schema_id=schema_id)
+        if (fetched.schema_type or "AVRO") != "AVRO":
+            raise UnknownSchemaError(
+                f"schema id {schema_id} is a {fetched.schema_type} schema, not Avro", schema_id=schema_id
+            )
+        references = self._references(fetched, schema_id)
+        return store.register_writer(fetched.schema_str, registry_id=schema_id, references=references)
+
+    def _references(self, schema: Schema, schema_id: int, seen: set | None = None) -> list[str]:
+        """Schema strings *schema* references, dependencies first (each once)."""
+        seen = set() if seen is None else seen
+        out: list[str] = []
+        for reference in schema.references or ():
+            key = (reference.subject, reference.version)
+            if key in seen:
+                continue
+            seen.add(key)
+            registered = self._call(
+                self.client.get_version, reference.subject, reference.version, schema_id=schema_id
+            )
+            out.extend(self._references(registered.schema, schema_id, seen))
+            out.append(registered.schema.schema_str)
+        return out
+
+    @staticmethod
+    def _call(method, *args, schema_id: int | None = None):
+        try:
+            return method(*args)
+        except SchemaRegistryError as exc:
+            if exc.http_status_code == _NOT_FOUND and schema_id is not None:
+                raise UnknownSchemaError(
+                    f"schema registry has no schema id {schema_id}: {exc}", schema_id=schema_id
+                ) from exc
+            raise RegistryError(f"schema registry {method.__name__} failed: {exc}") from exc
+        except ConfigError:
+            raise
+        except Exception as exc:  # the HTTP client's own errors (connect, timeout, TLS...)
+            raise RegistryError(f"schema registry {method.__name__} failed: {exc!r}") from exc
+
+
+def _dumps(schema: Any) -> str:
+    return json.dumps(schema, separators=(",", ":"))
+
+
+def _redacted(url: str) -> str:
+    """*url* without user:password@."""
+    parts = urlsplit(url.strip())
+    if parts.username is None and parts.password is None:
+        return url.strip()
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, "***@" + host, parts.path, parts.query, parts.fragment))
