@@ -1,0 +1,118 @@
+"""The Encoding Standard's decoders, one module per codec family.
+
+``decode_bytes`` is the standard's "decode" with error mode "replacement" and
+no BOM sniffing (the caller has removed the BOM); ``decode_strict`` is the same
+with error mode "fatal", returning None instead of raising.  Both take a
+WHATWG encoding name (``SUPPORTED``); an unknown name is a programming error
+(KeyError), while bad bytes never raise.
+
+Where the speed comes from: single-byte encodings run through
+``codecs.charmap_decode`` with tables built from the standard's indexes; UTF-8
+and UTF-16 through Python's codecs, which match the standard (checked by
+tests); the CJK encodings through pure-Python transcriptions of the standard,
+with ``decode_strict`` first trying a Python C codec whose output is accepted
+only when it provably equals the standard's (see ``pyfast``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..labels import ENCODINGS
+from . import (
+    big5,
+    euc_jp,
+    euc_kr,
+    gb18030,
+    iso_2022_jp,
+    pyfast,
+    replacement,
+    shift_jis,
+    single_byte,
+    utf8,
+    utf16,
+)
+
+__all__ = ["SUPPORTED", "decode_bytes", "decode_strict"]
+
+Lossy = Callable[[bytes], "tuple[str, int]"]
+Strict = Callable[[bytes], "str | None"]
+
+
+def _single_byte(table: str) -> tuple[Lossy, Strict]:
+    return (
+        lambda data: single_byte.decode(table, data),
+        lambda data: single_byte.decode_strict(table, data),
+    )
+
+
+def _utf16(codec: str) -> tuple[Lossy, Strict]:
+    return (
+        lambda data: utf16.decode(codec, data),
+        lambda data: utf16.decode_strict(codec, data),
+    )
+
+
+def _reference(module) -> tuple[Lossy, Strict]:
+    """The pure-Python decoder for both modes; strict tries the verified fast path first."""
+    reference = module.decode
+    plain = module.is_plain
+
+    def lossy(data: bytes) -> tuple[str, int]:
+        if plain(data):
+            return data.decode("ascii"), 0
+        return reference(data)
+
+    return lossy, pyfast.strict_decoder(module)
+
+
+def _decoders() -> dict[str, tuple[Lossy, Strict]]:
+    table: dict[str, tuple[Lossy, Strict]] = {
+        name: _single_byte(chars) for name, chars in single_byte.TABLES.items()
+    }
+    table["UTF-8"] = (utf8.decode, utf8.decode_strict)
+    table.update({name: _utf16(codec) for name, codec in utf16.PYTHON_CODECS.items()})
+    table["replacement"] = (replacement.decode, replacement.decode_strict)
+    for name, module in (
+        ("Shift_JIS", shift_jis),
+        ("EUC-JP", euc_jp),
+        ("EUC-KR", euc_kr),
+        ("Big5", big5),
+        ("gb18030", gb18030),
+        ("GBK", gb18030),  # GBK's decoder is gb18030's decoder.
+        ("ISO-2022-JP", iso_2022_jp),
+    ):
+        table[name] = _reference(module)
+    return table
+
+
+_DECODERS = _decoders()
+_LOSSY: dict[str, Lossy] = {name: pair[0] for name, pair in _DECODERS.items()}
+_STRICT: dict[str, Strict] = {name: pair[1] for name, pair in _DECODERS.items()}
+
+#: Every encoding name the Encoding Standard defines.
+SUPPORTED: frozenset[str] = frozenset(ENCODINGS)
+
+if set(_DECODERS) != SUPPORTED:  # pragma: no cover - a new encoding in encodings.json
+    raise RuntimeError(f"no decoder for {sorted(SUPPORTED ^ set(_DECODERS))}")
+
+
+def decode_bytes(encoding: str, data: bytes) -> tuple[str, int]:
+    """Decode *data* as *encoding* with error mode "replacement".
+
+    Implements the Encoding Standard's decoders
+    (https://encoding.spec.whatwg.org/#decode) minus BOM sniffing.  Returns
+    the text and the number of U+FFFD the decoder introduced (a U+FFFD that
+    the bytes encode is not counted).  Use when a result is needed whatever
+    the bytes; use ``decode_strict`` to test a candidate encoding.
+    """
+    return _LOSSY[encoding](data)
+
+
+def decode_strict(encoding: str, data: bytes) -> str | None:
+    """Decode *data* as *encoding* with error mode "fatal": the text, or None on any error.
+
+    Same result as ``decode_bytes`` when that counts no error.  The fast path:
+    resolvers try candidates strictly first.
+    """
+    return _STRICT[encoding](data)

@@ -1,0 +1,190 @@
+"""Strict decoding of the CJK encodings through Python's C codecs, when provably exact.
+
+The standard's CJK decoders (the pure-Python modules beside this one) are the
+reference.  For ``decode_strict`` we first decode with a Python codec that is
+close to the standard and accept its output only when it cannot differ from
+the reference's.  Otherwise (Python rejects the bytes, or its output holds a
+*suspect* character) the reference decides.
+
+Why checking characters is enough: both Python's codec and the standard's
+decoder read these encodings as a sequence of self-delimiting units (ASCII,
+one lead byte + its trails) with no state between units, and when the input is
+error-free in both, they cut it into the same units iff they agree on every
+unit.  So we enumerate every unit Python accepts (every byte, and every
+extension of a byte sequence Python calls an incomplete multibyte sequence)
+and decode it with the reference too.  Where the two differ, the characters
+Python produced are suspects: an output free of suspects was cut and mapped
+unit by unit exactly as the standard does.  Where Python rejects a unit the
+standard accepts, Python fails and the reference decodes.  The enumeration
+runs once per encoding, on first use; tests/decoding/codecs checks its result
+against every one-, two- and three-byte sequence and random input.
+
+The differences this finds, per codec, and how each is fixed (the named
+characters are suspects, so output containing one is decoded by the
+reference; where Python rejects bytes the standard accepts, Python fails and
+the reference decodes):
+
+- Shift_JIS vs cp932: cp932 maps 0xA0 and 0xFD..0xFF to U+F8F0..U+F8F3, the
+  standard errors.  Suspects: U+F8F0..U+F8F3.
+- EUC-JP vs euc_jp: euc_jp maps 0xA1C1 to U+301C (standard U+FF5E), 0xA1C2
+  to U+2016 (U+2225), 0xA1DD to U+2212 (U+FF0D), 0xA1F1/0xA1F2/0xA2CC to
+  U+00A2/U+00A3/U+00AC (U+FFE0/U+FFE1/U+FFE2), and 0x8F 0xA2 0xB7 to "~"
+  (U+FF5E): an ASCII result cannot be a suspect character, so input holding
+  those three bytes takes the reference.  euc_jp also lacks the NEC/IBM rows
+  the standard has (leads 0xAD, 0xF9..0xFC): Python fails, the reference decodes.
+- EUC-KR vs cp949: identical on every unit cp949 accepts (both windows-949).
+- Big5 vs big5hkscs: big5hkscs maps 0xA145, 0xA14E, 0xA1C2, 0xA1E3, 0xA1F2,
+  0xA1F3, 0xA241, 0xA242, 0xA244, 0xA246, 0xA247 to U+2022, U+FF64, U+203E,
+  U+223C, U+2641, U+2609, U+FF0F, U+FF3C, U+00A5, U+00A2, U+00A3 where the
+  standard's index has U+2027, U+FE51, U+00AF, U+FF5E, U+2295, U+2299, U+2215,
+  U+FE68, U+FFE5, U+FFE0, U+FFE1.  big5hkscs lacks the standard's cells in
+  leads 0x81..0x86 and others: Python fails there.
+- gb18030/GBK vs gb18030: Python follows GB18030-2005, the standard the 2022
+  edition: 0xA6D9..0xA6F3 (vertical forms U+FE10..U+FE19), 0xFE59..0xFEA0
+  (U+9FB4..U+9FBB) and 0xA8BC (U+1E3F) are PUA in Python; 0xA3A0 is U+E5E5
+  in Python and U+3000 in the standard; four-byte 0x8135F437 (pointer 7457)
+  is U+1E3F in Python and U+E7C7 in the standard.  Suspects: those 21
+  Python outputs.  Python rejects 0x80, which the standard decodes as U+20AC:
+  the reference decodes.  Four-byte units are enumerated for leads 0x81..0x84
+  (the BMP); for leads 0x85..0xFE both sides are the linear supplementary
+  mapping (pointer 189000 + n is U+10000 + n, the rest errors), which the
+  tests check exhaustively.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from types import ModuleType
+
+from . import big5, euc_jp, euc_kr, gb18030, iso_2022_jp, shift_jis
+
+_ANY_BYTE = range(0x100)
+
+
+def _any_next_byte(prefix: bytes) -> range:
+    return _ANY_BYTE
+
+
+def _gb18030_next_byte(prefix: bytes) -> range:
+    # Four-byte units are enumerated for the BMP leads 0x81..0x84 only (see the
+    # module docstring), and with a last byte 0x30..0x39 only: CPython's
+    # gb18030 decoder rejects any other, as the standard does.
+    if len(prefix) == 1:
+        return _ANY_BYTE
+    if prefix[0] > 0x84:
+        return range(0)
+    return range(0x30, 0x3A) if len(prefix) == 3 else _ANY_BYTE
+
+
+#: reference module -> (Python codec, the longest unit to enumerate, the bytes
+#: that may extend an incomplete unit).
+PYTHON_CODECS: dict[ModuleType, tuple[str, int, Callable[[bytes], range]]] = {
+    shift_jis: ("cp932", 2, _any_next_byte),
+    euc_jp: ("euc_jp", 3, _any_next_byte),
+    euc_kr: ("cp949", 2, _any_next_byte),
+    big5: ("big5hkscs", 2, _any_next_byte),
+    gb18030: ("gb18030", 4, _gb18030_next_byte),
+}
+
+
+def strict_decoder(module: ModuleType) -> Callable[[bytes], str | None]:
+    """``decode_strict`` for the encoding whose reference decoder is *module*."""
+    reference = module.decode
+    plain = module.is_plain
+    if module not in PYTHON_CODECS:
+
+        def strict(data: bytes) -> str | None:
+            if plain(data):
+                return data.decode("ascii")
+            result = reference(data, True)
+            return None if result is None else result[0]
+
+        return strict
+
+    codec = PYTHON_CODECS[module][0]
+    checks: list[Suspects] = []
+
+    def strict(data: bytes) -> str | None:  # noqa: F811 - one of two closures
+        if plain(data):
+            return data.decode("ascii")
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            text = None
+        if text is not None:
+            if not checks:
+                checks.append(Suspects.of(module))
+            if checks[0].clear(data, text):
+                return text
+        result = reference(data, True)
+        return None if result is None else result[0]
+
+    return strict
+
+
+class Suspects:
+    """What in Python's output (or input) may mean it differs from the standard's."""
+
+    def __init__(self, characters: set[str], units: set[bytes]) -> None:
+        self.characters = characters
+        self.units = units
+        self._characters = _any_of(re.escape(c) for c in sorted(characters))
+        self._units = re.compile(b"|".join(re.escape(u) for u in sorted(units)) or b"(?!)")
+
+    @classmethod
+    def of(cls, module: ModuleType) -> Suspects:
+        characters, units = suspects(module)
+        return cls(characters, units)
+
+    def clear(self, data: bytes, text: str) -> bool:
+        """True if Python's *text* for *data* is certainly the standard's."""
+        if self._characters.search(text) is not None:
+            return False
+        return not self.units or self._units.search(data) is None
+
+
+def _any_of(escaped) -> re.Pattern[str]:
+    body = "".join(escaped)
+    return re.compile(f"[{body}]" if body else "(?!)")
+
+
+def suspects(module: ModuleType) -> tuple[set[str], set[bytes]]:
+    """Where Python's codec decodes a unit unlike the reference.
+
+    Returns the non-ASCII characters Python produced for such units and, for a
+    unit Python decodes to ASCII only (no character to flag, e.g. euc_jp's
+    0x8F 0xA2 0xB7 -> "~"), the unit's bytes: input containing them takes the
+    reference.
+    """
+    codec, longest, extend = PYTHON_CODECS[module]
+    characters: set[str] = set()
+    units: set[bytes] = set()
+    for unit, text in python_units(codec, longest, extend):
+        result = module.decode(unit, True)
+        if result is not None and result[0] == text:
+            continue
+        flagged = {c for c in text if c >= "\x80"}
+        if flagged:
+            characters |= flagged
+        else:
+            units.add(unit)
+    return characters, units
+
+
+def python_units(
+    codec: str, longest: int, extend: Callable[[bytes], range]
+) -> Iterator[tuple[bytes, str]]:
+    """Every byte sequence Python's *codec* decodes as one unit, with its text."""
+    pending = [bytes((b,)) for b in range(0x80, 0x100)]
+    while pending:
+        sequence = pending.pop()
+        try:
+            yield sequence, sequence.decode(codec)
+        except UnicodeDecodeError as exc:
+            incomplete = exc.end == len(sequence) and exc.reason.startswith("incomplete")
+            if incomplete and len(sequence) < longest:
+                pending.extend(sequence + bytes((b,)) for b in extend(sequence))
+
+
+assert iso_2022_jp not in PYTHON_CODECS  # stateful: see iso_2022_jp's docstring

@@ -1,0 +1,35 @@
+"""UTF-16BE and UTF-16LE: implements the Encoding Standard's shared UTF-16
+decoder (https://encoding.spec.whatwg.org/#shared-utf-16-decoder) without BOM
+handling (the caller strips the BOM).
+
+Python's utf-16-le/utf-16-be codecs are the implementation.  With "replace"
+they emit what the standard does: one U+FFFD per unpaired surrogate code unit
+(a lead surrogate followed by a non-trail unit is an error and the unit is
+decoded afresh), and one U+FFFD for an odd trailing byte, the same single one
+when that byte follows a pending lead surrogate.  tests/decoding/codecs checks
+this against a literal transcription of the standard's algorithm.
+"""
+
+from __future__ import annotations
+
+PYTHON_CODECS = {"UTF-16LE": "utf-16-le", "UTF-16BE": "utf-16-be"}
+
+
+def decode(codec: str, data: bytes) -> tuple[str, int]:
+    """Decode *data* with Python *codec*, counting the U+FFFD it introduced."""
+    text = data.decode(codec, "replace")
+    if "\ufffd" not in text:
+        return text, 0
+    # The code unit FFFD is a legitimate U+FFFD; "surrogatepass" keeps lone
+    # surrogates as themselves, so its output holds exactly the legitimate ones.
+    even = data[: len(data) & ~1]
+    legitimate = even.decode(codec, "surrogatepass").count("\ufffd")
+    return text, text.count("\ufffd") - legitimate
+
+
+def decode_strict(codec: str, data: bytes) -> str | None:
+    """Decode *data* with Python *codec*, or None on an unpaired surrogate or odd byte."""
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError:
+        return None

@@ -1,0 +1,33 @@
+"""UTF-8: implements the Encoding Standard's UTF-8 decoder
+(https://encoding.spec.whatwg.org/#utf-8-decoder) without BOM handling (the
+caller strips the BOM).
+
+Python's utf-8 codec is the implementation: it rejects exactly what the
+standard rejects (overlongs via the lower boundary, surrogates ED A0..ED BF via
+the upper boundary, values above U+10FFFF, bytes C0, C1, F5..FF) and, with
+"replace", emits one U+FFFD per maximal subpart of an ill-formed sequence, as
+the standard's "prepend byte" rule does.  tests/decoding/codecs checks this
+against a literal transcription of the standard's algorithm.
+"""
+
+from __future__ import annotations
+
+# EF BF BD is U+FFFD itself.  Its lead EF is never a continuation byte, so every
+# occurrence decodes to one legitimate U+FFFD however malformed its context is.
+_ENCODED_REPLACEMENT = b"\xef\xbf\xbd"
+
+
+def decode(data: bytes) -> tuple[str, int]:
+    """Decode *data*, one U+FFFD per maximal subpart of each malformed sequence."""
+    text = data.decode("utf-8", "replace")
+    if "\ufffd" not in text:
+        return text, 0
+    return text, text.count("\ufffd") - data.count(_ENCODED_REPLACEMENT)
+
+
+def decode_strict(data: bytes) -> str | None:
+    """Decode *data*, or None if it is not well-formed UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
