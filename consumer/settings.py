@@ -53,6 +53,8 @@ class Settings:
     log_level: str = "info"
 
     def __post_init__(self) -> None:
+        if not isinstance(self.processing_mode, ProcessingMode):
+            object.__setattr__(self, "processing_mode", _coerce("processing_mode", self.processing_mode))
         problems = list(self._problems())
         if problems:
             raise ConfigError("invalid settings: " + "; ".join(problems))

@@ -30,7 +30,12 @@ class Shadow:
     """What the normal resolution, without the override, would have given."""
 
     encoding: str
-    agrees: bool
+    same_text: bool
+    lossless: bool
+
+    @property
+    def agrees(self) -> bool:
+        return self.same_text and self.lossless
 
 
 def header_value(headers: Sequence[Mapping[str, str]], name: str) -> str | None:

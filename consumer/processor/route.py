@@ -27,6 +27,8 @@ class Routed:
     decoded: Decoded | None = None
     host: str | None = None
     shadow: Shadow | None = None
+    #: The serialized clean record, once the loop has serialized it.
+    value: bytes | None = None
 
 
 def _now_ms() -> int:
@@ -118,7 +120,7 @@ def _shadow(decoded: Decoded, body: bytes, content_type: str | None, url: str) -
     if decoded.override is None:
         return None
     normal = decode(body, content_type, url, None)
-    return Shadow(encoding=normal.encoding, agrees=not normal.lossy and normal.text == decoded.text)
+    return Shadow(encoding=normal.encoding, same_text=normal.text == decoded.text, lossless=not normal.lossy)
 
 
 def _host(url: str | None) -> str | None:

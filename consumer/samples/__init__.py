@@ -185,6 +185,14 @@ def samples() -> list[Sample]:
             "windows-1250", "xml-declaration", "Zażółć gęślą jaźń",
         ),
         Sample(
+            "cdn-stale-latin1-header",
+            "https://static.cdn.example.com/app/help.html",
+            _html("Über uns – Grüße aus Zürich").encode("utf-8"),
+            (("Content-Type", "text/html; charset=iso-8859-1"),),
+            "UTF-8", "override", "Über uns – Grüße aus Zürich",
+            "the header lies; config/overrides.yaml forces UTF-8 for this host (without it: mojibake, flagged)",
+        ),
+        Sample(
             "lossy-utf8",
             "https://broken.example.com/",
             _html("Crème brûlée à la française, déjà vu", _meta("utf-8")).encode("utf-8").replace(b"vu", b"vu \xff\xe2\x82"),

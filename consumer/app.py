@@ -1,0 +1,237 @@
+"""Ties the shells together: settings, Kafka clients, Avro, overrides, observability, the loop.
+
+``build(settings, connection)`` makes an ``App`` without touching the network;
+``App.run()`` serves /metrics, /healthz and /readyz, runs the processor until
+``stop()`` (SIGTERM, SIGINT) and returns once everything is closed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import signal
+import threading
+import time
+from dataclasses import dataclass
+
+from confluent_kafka import Message
+
+from .decoding import OverrideTable
+from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
+from .kafka.config import KafkaConnection
+from .observability.health import Heartbeat, HealthServer
+from .observability.host_alarms import HostAlarms
+from .observability.logging import get_logger
+from .observability.metrics import Metrics
+from .overrides.reload import OverridesWatcher
+from .overrides.review import active_table, overdue
+from .overrides.shadow import ShadowStats
+from .processor.delivery import AtLeastOnce, ExactlyOnce
+from .processor.loop import Hooks, Processor
+from .processor.route import QUARANTINE, Routed, Router
+from .serialization.avro import AvroDeserializer, AvroSerializer
+from .serialization.registry import SchemaRegistry, value_subject
+from .serialization.schemas import SchemaStore
+from .settings import ProcessingMode, Settings
+
+#: /healthz fails when the loop has not come round for this long (a stuck broker call, a deadlock).
+LIVENESS_WINDOW_S = 60.0
+
+
+@dataclass(frozen=True)
+class Serde:
+    deserialize_raw: AvroDeserializer
+    serialize_clean: AvroSerializer
+    serialize_quarantine: AvroSerializer
+    deserialize_quarantine: AvroDeserializer
+
+
+def build_serde(settings: Settings) -> Serde:
+    """Schemas parsed once; Confluent framing when a registry is configured, else single-object."""
+    store = SchemaStore(settings.schemas_dir or None)
+    registry = SchemaRegistry(settings.schema_registry_url) if settings.schema_registry_url else None
+
+    def serializer(name: str, topic: str) -> AvroSerializer:
+        return AvroSerializer(store, name, registry, value_subject(topic) if registry else None)
+
+    return Serde(
+        deserialize_raw=AvroDeserializer(store, "RawResponse", registry),
+        serialize_clean=serializer("DecodedResponse", settings.clean_topic),
+        serialize_quarantine=serializer("QuarantinedResponse", settings.quarantine_topic),
+        deserialize_quarantine=AvroDeserializer(store, "QuarantinedResponse", registry),
+    )
+
+
+class App:
+    def __init__(self, settings: Settings, connection: KafkaConnection, *, today=dt.date.today) -> None:
+        self.settings = settings
+        self.connection = connection
+        self.today = today
+        self.log = get_logger(component="processor", landing_topic=settings.landing_topic)
+        self.metrics = Metrics()
+        self.heartbeat = Heartbeat()
+        self.alarms = HostAlarms()
+        self.shadow = ShadowStats()
+        self.serde = build_serde(settings)
+        self.overrides = OverridesWatcher(
+            settings.overrides_path,
+            on_reload=self._overrides_reloaded,
+            on_rejected=self._overrides_rejected,
+            allow_missing=True,
+        )
+        self._table_day = today()
+        self._table = self._active_table()
+        self.processor = Processor(
+            consumer_factory=self._consumer,
+            delivery_factory=self._delivery,
+            deserialize=self.serde.deserialize_raw,
+            serialize_clean=self.serde.serialize_clean,
+            serialize_quarantine=self.serde.serialize_quarantine,
+            router=Router(
+                max_body_bytes=settings.max_body_bytes, replacement_threshold=settings.replacement_threshold
+            ),
+            overrides=lambda: self._table,
+            landing_topic=settings.landing_topic,
+            clean_topic=settings.clean_topic,
+            quarantine_topic=settings.quarantine_topic,
+            batch_size=settings.batch_size,
+            batch_timeout_s=settings.batch_timeout_ms / 1000,
+            shutdown_timeout_s=settings.shutdown_timeout_s,
+            message_limit=MESSAGE_LIMIT_BYTES,
+            hooks=Hooks(
+                routed=self._routed,
+                batch_done=self._batch_done,
+                between_batches=self._between_batches,
+                consumer_error=lambda error: self.log.warning("consumer error", error=error.str()),
+                batch_aborted=lambda reason: self.log.warning("batch aborted, re-reading it", reason=reason),
+            ),
+            on_assign=lambda parts: self.log.info("partitions assigned", partitions=_names(parts)),
+            on_revoke=lambda parts: self.log.info("partitions revoked", partitions=_names(parts)),
+        )
+        self.http = HealthServer(
+            settings.http_port,
+            self.metrics,
+            is_alive=lambda: self.heartbeat.alive(LIVENESS_WINDOW_S),
+            is_ready=lambda: self.processor.assigned.is_set() and not self.processor.stopping,
+        )
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def run(self) -> None:
+        self.http.start()
+        self.log.info(
+            "processor starting",
+            mode=self.settings.processing_mode.value,
+            http_port=self.http.port,
+            overrides=len(self.overrides.current),
+            kafka=repr(self.connection),
+        )
+        try:
+            self.processor.run()
+        finally:
+            self.http.stop()
+            self.log.info("processor stopped")
+
+    def stop(self, *_signal_args) -> None:
+        self.processor.stop()
+
+    def install_signal_handlers(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self.stop)
+            signal.signal(signal.SIGINT, self.stop)
+
+    # -- factories (called by the loop when it starts: constructors stay offline) ----------
+
+    def _consumer(self):
+        return make_consumer(
+            self.connection,
+            self.settings.group_id,
+            extra={"statistics.interval.ms": 5000, "stats_cb": self.metrics.observe_librdkafka_stats},
+        )
+
+    def _delivery(self):
+        timeout = self.settings.shutdown_timeout_s
+        if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
+            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id)
+            return ExactlyOnce(producer, timeout=timeout, on_result=self.metrics.transaction)
+        return AtLeastOnce(make_producer(self.connection), timeout=timeout, on_result=self.metrics.transaction)
+
+    # -- hooks -------------------------------------------------------------------
+
+    def _routed(self, message: Message, routed: Routed) -> None:
+        decoded = routed.decoded
+        if routed.destination == QUARANTINE:
+            self.metrics.record_quarantine(routed.reason)
+            self.log.info(
+                "quarantined",
+                reason=routed.reason,
+                topic=message.topic(),
+                partition=message.partition(),
+                offset=message.offset(),
+                host=routed.host,
+                error=routed.record.get("error"),
+            )
+        self.metrics.record_routed(
+            routed.destination, decoded.source if decoded else "none", decoded.encoding if decoded else "none"
+        )
+        if decoded is not None and decoded.replacements:
+            self.metrics.record_replacements(decoded.replacements)
+        if routed.host is not None:
+            self._observe_host(routed)
+        if decoded is not None and decoded.override is not None:
+            agrees = routed.shadow.agrees if routed.shadow else None
+            self.metrics.override_hit(decoded.override.host, agrees)
+            if routed.shadow is not None:
+                self.shadow.record(
+                    decoded.override, same_text=routed.shadow.same_text, shadow_lossless=routed.shadow.lossless
+                )
+
+    def _observe_host(self, routed: Routed) -> None:
+        lossy = routed.destination == QUARANTINE
+        replacements = routed.decoded.replacements if routed.decoded else 0
+        alarm = self.alarms.observe(routed.host, lossy, replacements)
+        if alarm is not None:
+            self.metrics.host_alarm()
+            self.log.warning("host quarantine rate high", **_alarm_fields(alarm))
+
+    def _batch_done(self, messages: list[Message], seconds: float) -> None:
+        self.metrics.observe_batch(seconds, len(messages))
+        now_ms = time.time() * 1000
+        for message in messages:
+            kind, timestamp = message.timestamp()
+            if kind != 0 and timestamp > 0:
+                self.metrics.observe_end_to_end(max(now_ms - timestamp, 0) / 1000)
+
+    def _between_batches(self) -> None:
+        self.heartbeat.beat()
+        self.overrides.check()
+        if self.today() != self._table_day:  # review dates pass at midnight, not only on reload
+            self._table_day = self.today()
+            self._table = self._active_table()
+
+    # -- overrides -------------------------------------------------------------------
+
+    def _active_table(self) -> OverrideTable:
+        config = self.overrides.current
+        today = self.today()
+        late = overdue(config, today)
+        self.metrics.set_overrides_overdue(len(late))
+        for override in late:
+            self.log.warning("override overdue for review", host=override.host, review_by=str(override.review_by))
+        return active_table(config, today)
+
+    def _overrides_reloaded(self, new, old) -> None:
+        self._table = self._active_table()
+        self.metrics.overrides_reloaded(True)
+        self.log.info("overrides reloaded", overrides=len(new), digest=new.digest[:12], previous=old.digest[:12])
+
+    def _overrides_rejected(self, error) -> None:
+        self.metrics.overrides_reloaded(False)
+        self.log.error("overrides file refused; keeping the last good one", error=str(error))
+
+
+def _names(partitions) -> list[str]:
+    return [f"{p.topic}[{p.partition}]" for p in partitions]
+
+
+def _alarm_fields(alarm) -> dict:
+    return {name: getattr(alarm, name) for name in ("host", "records", "lossy", "replacements", "ratio")}

@@ -1,0 +1,37 @@
+"""``crawl-decoder run``: the stream processor."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..app import App
+from ..kafka.config import KafkaConnection
+from ..observability.logging import configure_logging
+from ..processor.exceptions import ProcessorFatalError
+from ..settings import Settings
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the stream processor (landing -> clean | quarantine)",
+        description="Consume raw responses from the landing topic, decode each body once, and write it to the "
+        "clean topic or the quarantine topic. Settings: --config FILE or CRAWL_DECODER_CONFIG, then "
+        "CRAWL_DECODER_* variables; the Kafka connection from KAFKA_* variables.",
+    )
+    parser.add_argument("--config", help="settings YAML file (default: $CRAWL_DECODER_CONFIG)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = Settings.load(args.config)
+    configure_logging(settings.log_level, json=not sys.stdout.isatty())
+    app = App(settings, KafkaConnection.from_env())
+    app.install_signal_handlers()
+    try:
+        app.run()
+    except ProcessorFatalError as exc:
+        app.log.error("processor stopped on a fatal error", error=str(exc))
+        return 1
+    return 0

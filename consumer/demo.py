@@ -1,0 +1,175 @@
+"""The demo on the embedded default: a local broker, the bundled samples, the processor, a table.
+
+``crawl-decoder demo`` starts a single-node Kafka (or uses ``KAFKA_BOOTSTRAP_SERVERS``),
+creates three fresh topics, produces the sample responses plus records that must
+be quarantined (a poison message, a compression bomb, an oversize body), runs the
+processor until every record has landed in clean or quarantine, and prints where
+each one went.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from confluent_kafka import Consumer
+
+from .app import App
+from .devbroker import start_dev_broker
+from .kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
+from .observability.logging import configure_logging
+from .samples import Sample, samples
+from .serialization.avro import AvroDeserializer, AvroSerializer
+from .serialization.schemas import SchemaStore
+from .settings import Settings
+
+REPO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "overrides.yaml"
+DEMO_BODY_LIMIT = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Row:
+    page: str
+    encoding: str
+    source: str
+    destination: str
+    detail: str
+
+
+def raw_record(sample: Sample, fetched_at_ms: int) -> dict:
+    return {
+        "url": sample.url,
+        "fetched_at": fetched_at_ms,
+        "status": sample.status,
+        "headers": [{"name": n, "value": v} for n, v in sample.headers],
+        "body": sample.body,
+    }
+
+
+def trap_samples() -> list[Sample]:
+    """Records that must end in quarantine, each for its own reason."""
+    return [
+        Sample(
+            "compression-bomb",
+            "https://bomb.example.com/",
+            gzip.compress(b"\0" * (64 * 1024 * 1024)),
+            (("Content-Type", "text/html"), ("Content-Encoding", "gzip")),
+        ),
+        Sample("oversize-body", "https://huge.example.com/", b"<p>" + b"x" * (DEMO_BODY_LIMIT + 1), (("Content-Type", "text/html"),)),
+    ]
+
+
+def produce_inputs(connection: KafkaConnection, topic: str, store: SchemaStore) -> list[str]:
+    """Produce every sample, the traps and one poison message; returns their keys in order."""
+    serialize = AvroSerializer(store, "RawResponse")
+    producer = make_producer(connection)
+    now_ms = int(time.time() * 1000)
+    keys = []
+    for sample in samples() + trap_samples():
+        producer.produce(topic, serialize(raw_record(sample, now_ms)), sample.name.encode())
+        keys.append(sample.name)
+    producer.produce(topic, b"\x00\x00\x00\x00\x07not avro at all", b"poison-record")
+    keys.append("poison-record")
+    if producer.flush(30):
+        raise RuntimeError("the demo's input records were not all delivered")
+    return keys
+
+
+def read_outputs(consumer: Consumer, expected: int, timeout: float = 120.0) -> Iterator:
+    seen = 0
+    deadline = time.monotonic() + timeout
+    while seen < expected and time.monotonic() < deadline:
+        message = consumer.poll(0.5)
+        if message is None or message.error():
+            continue
+        seen += 1
+        yield message
+
+
+def run_demo(*, show_logs: bool = False) -> list[Row]:
+    configure_logging("warning" if not show_logs else "info", json=False)
+    bootstrap, broker = _bootstrap()
+    try:
+        return _demo(KafkaConnection(bootstrap_servers=bootstrap))
+    finally:
+        if broker is not None:
+            broker.stop()
+
+
+def _bootstrap():
+    external = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
+    if external:
+        return external, None
+    print("starting a local Kafka broker (the first run downloads its jars from Maven Central)...", flush=True)
+    return start_dev_broker()
+
+
+def _demo(connection: KafkaConnection) -> list[Row]:
+    suffix = uuid.uuid4().hex[:8]
+    settings = Settings(
+        landing_topic=f"demo.raw.{suffix}",
+        clean_topic=f"demo.clean.{suffix}",
+        quarantine_topic=f"demo.quarantine.{suffix}",
+        group_id=f"demo-{suffix}",
+        transactional_id=f"demo-{suffix}",
+        http_port=0,
+        overrides_path=str(REPO_CONFIG),
+        max_body_bytes=DEMO_BODY_LIMIT,
+        batch_size=100,
+    )
+    ensure_topics(make_admin(connection), [settings.landing_topic, settings.clean_topic, settings.quarantine_topic])
+    store = SchemaStore(settings.schemas_dir or None)
+    keys = produce_inputs(connection, settings.landing_topic, store)
+    app = App(settings, connection)
+    thread = threading.Thread(target=app.run, name="processor", daemon=True)
+    thread.start()
+    try:
+        rows = _collect(connection, settings, store, len(keys))
+    finally:
+        app.stop()
+        thread.join(settings.shutdown_timeout_s + 10)
+    order = {key: i for i, key in enumerate(keys)}
+    return sorted(rows, key=lambda row: order.get(row.page, len(order)))
+
+
+def _collect(connection: KafkaConnection, settings: Settings, store: SchemaStore, expected: int) -> list[Row]:
+    consumer = make_consumer(connection, f"{settings.group_id}-reader")
+    consumer.subscribe([settings.clean_topic, settings.quarantine_topic])
+    clean = AvroDeserializer(store, "DecodedResponse")
+    quarantined = AvroDeserializer(store, "QuarantinedResponse")
+    rows = []
+    try:
+        for message in read_outputs(consumer, expected):
+            page = (message.key() or b"").decode()
+            if message.topic() == settings.clean_topic:
+                record = clean(message.value())
+                detail = "mojibake suspected" if record["mojibake_suspected"] else ""
+                if record["override"]:
+                    detail = f"override: {record['override']['host']}"
+                rows.append(Row(page, record["encoding"], record["source"], "clean", detail))
+            else:
+                record = quarantined(message.value())
+                attempt = record["attempt"] or {}
+                rows.append(
+                    Row(page, attempt.get("encoding", "-"), attempt.get("source", "-"), "quarantine", record["reason"])
+                )
+    finally:
+        consumer.close()
+    return rows
+
+
+def format_rows(rows: list[Row]) -> str:
+    header = Row("page", "encoding", "source", "destination", "detail")
+    widths = [max(len(getattr(r, f)) for r in [header, *rows]) for f in Row.__dataclass_fields__]
+    lines = []
+    for row in [header, *rows]:
+        cells = [getattr(row, f) for f in Row.__dataclass_fields__]
+        lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip())
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,174 @@
+"""How a batch's output and its input offsets become durable: exactly-once or at-least-once.
+
+Both policies share one rule: offsets move only after the output is durably
+written.  ``ExactlyOnce`` follows KAFKA.md (and librdkafka's
+examples/transactions.c): produce the batch, send the consumer's positions to
+the transaction, commit.  Abortable errors abort and rewind the consumer to its
+committed offsets so the batch is read again; retriable errors retry the call;
+fatal errors and fencing end the processor.
+
+Transactions never span a ``consume()`` call: a batch is consumed, then its
+transaction begins and commits.  Rebalance callbacks run inside ``consume()``,
+so on revoke or loss there is never an open transaction to commit or abort.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer, TopicPartition
+
+from .exceptions import ProcessorFatalError
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One record to write: topic, key, serialized value and Kafka headers."""
+
+    topic: str
+    key: bytes | None
+    value: bytes
+    headers: list[tuple[str, bytes]] | None
+
+
+class BatchAborted(Exception):
+    """The batch was not written and the consumer was rewound; it will be read again."""
+
+
+def positions(consumer: Consumer) -> list[TopicPartition]:
+    """The next offset to read for each assigned partition that has one."""
+    assigned = consumer.assignment()
+    if not assigned:
+        return []
+    return [tp for tp in consumer.position(assigned) if tp.offset >= 0]
+
+
+def rewind(consumer: Consumer, timeout: float) -> None:
+    """Seek every assigned partition back to its committed offset (or the beginning)."""
+    assigned = consumer.assignment()
+    if not assigned:
+        return
+    for tp in consumer.committed(assigned, timeout=timeout):
+        offset = tp.offset if tp.offset >= 0 else OFFSET_BEGINNING
+        consumer.seek(TopicPartition(tp.topic, tp.partition, offset))
+
+
+class ExactlyOnce:
+    """One transaction per batch; offsets committed inside it."""
+
+    name = "exactly-once"
+
+    def __init__(self, producer: Producer, *, timeout: float, on_result: Callable[[str], None] = lambda _: None):
+        self.producer = producer
+        self.timeout = timeout
+        self.on_result = on_result
+
+    def start(self) -> None:
+        self._call(self.producer.init_transactions, self.timeout)
+
+    def deliver(self, consumer: Consumer, outputs: Sequence[Output]) -> None:
+        try:
+            self._call(self.producer.begin_transaction)
+            for output in outputs:
+                _produce(self.producer, output)
+            offsets = positions(consumer)
+            if offsets:
+                self._call(
+                    self.producer.send_offsets_to_transaction,
+                    offsets,
+                    consumer.consumer_group_metadata(),
+                    self.timeout,
+                )
+            self._call(self.producer.commit_transaction, self.timeout)
+        except _Abortable as exc:
+            self._abort(consumer)
+            raise BatchAborted(str(exc)) from exc
+        self.on_result("committed")
+
+    def close(self, timeout: float) -> None:
+        self.producer.flush(timeout)
+
+    def _abort(self, consumer: Consumer) -> None:
+        self.on_result("aborted")
+        self._call(self.producer.abort_transaction, self.timeout)
+        rewind(consumer, self.timeout)
+
+    def _call(self, fn, *args):
+        """Run one transactional call, retrying what librdkafka marks retriable."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                return fn(*args)
+            except KafkaException as exc:
+                error: KafkaError = exc.args[0]
+                if error.fatal() or error.code() == KafkaError._FENCED:
+                    raise ProcessorFatalError(f"fatal producer error: {error.str()}") from exc
+                if error.txn_requires_abort():
+                    raise _Abortable(error.str()) from exc
+                if error.retriable() and time.monotonic() < deadline:
+                    self.on_result("retried")
+                    continue
+                raise _Abortable(error.str()) from exc
+
+
+class AtLeastOnce:
+    """Produce, flush, check every delivery, then commit offsets synchronously."""
+
+    name = "at-least-once"
+
+    def __init__(self, producer: Producer, *, timeout: float, on_result: Callable[[str], None] = lambda _: None):
+        self.producer = producer
+        self.timeout = timeout
+        self.on_result = on_result
+
+    def start(self) -> None:
+        pass
+
+    def deliver(self, consumer: Consumer, outputs: Sequence[Output]) -> None:
+        failures: list[KafkaError] = []
+
+        def on_delivery(error, _message):
+            if error is not None:
+                failures.append(error)
+
+        try:
+            for output in outputs:
+                _produce(self.producer, output, on_delivery)
+        except _Abortable as exc:
+            failures.append(exc)
+        remaining = self.producer.flush(self.timeout)
+        if failures or remaining:
+            rewind(consumer, self.timeout)
+            self.on_result("aborted")
+            raise BatchAborted(f"{len(failures)} deliveries failed, {remaining} still queued")
+        offsets = positions(consumer)
+        if offsets:
+            try:
+                consumer.commit(offsets=offsets, asynchronous=False)
+            except KafkaException as exc:
+                # The output is written; the batch will be re-read and written again (at least once).
+                rewind(consumer, self.timeout)
+                self.on_result("aborted")
+                raise BatchAborted(f"offset commit failed: {exc.args[0].str()}") from exc
+        self.on_result("committed")
+
+    def close(self, timeout: float) -> None:
+        self.producer.flush(timeout)
+
+
+class _Abortable(Exception):
+    pass
+
+
+def _produce(producer: Producer, output: Output, on_delivery=None) -> None:
+    while True:
+        try:
+            producer.produce(output.topic, output.value, output.key, headers=output.headers, on_delivery=on_delivery)
+            return
+        except BufferError:
+            # The local queue is full: serve delivery reports to make room, then retry.
+            producer.poll(0.1)
+        except KafkaException as exc:
+            raise _Abortable(exc.args[0].str()) from exc

@@ -1,0 +1,198 @@
+"""The resolution order: one test per "X beats Y", the seed study's cases, strict-first."""
+
+import datetime as dt
+
+import pytest
+
+from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode
+from consumer.samples import samples
+
+HTML = "text/html"
+
+
+def page(body: str, head: str = "") -> str:
+    return f"<!DOCTYPE html><html><head>{head}<title>t</title></head><body><p>{body}</p></body></html>"
+
+
+def meta(label: str) -> str:
+    return f'<meta charset="{label}">'
+
+
+def override(host="www.example.jp", encoding="Shift_JIS", mode=OverrideMode.FORCE) -> Override:
+    return Override(host, encoding, mode, "CDN header is stale since 2024", dt.date(2027, 6, 30), "crawl-team")
+
+
+# -- the seed study's published cases, as bundled samples -------------------------------
+
+
+@pytest.mark.parametrize("sample", [s for s in samples() if s.expected_text is not None], ids=lambda s: s.name)
+def test_seed_sample_decodes_like_a_browser(sample):
+    decoded = decode(sample.body, sample.content_type, sample.url)
+    assert decoded.encoding == sample.expected_encoding
+    assert decoded.source == sample.expected_source
+    assert sample.expected_text in decoded.text
+    assert not decoded.lossy
+
+
+def test_shift_jis_fullwidth_tilde_is_not_a_wave_dash():
+    body = page("10～20", meta("shift_jis")).encode("cp932")
+    assert b"\x81\x60" in body
+    decoded = decode(body, HTML)
+    assert "10\uff5e20" in decoded.text and "\u301c" not in decoded.text
+
+
+def test_utf8_declared_only_in_meta_is_not_latin1():
+    """requests' failure mode: no charset in the header, so it falls back to ISO-8859-1."""
+    decoded = decode(page("Café 価格", meta("utf-8")).encode("utf-8"), "text/html")
+    assert "Café 価格" in decoded.text
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "meta-prescan")
+    assert decoded.declared["header"] is None
+
+
+def test_iso_8859_1_header_means_windows_1252_with_the_euro():
+    decoded = decode(page("20 €").encode("cp1252"), "text/html; charset=ISO-8859-1")
+    assert (decoded.encoding, decoded.source) == ("windows-1252", "http-header")
+    assert "20 €" in decoded.text
+
+
+# -- X beats Y ------------------------------------------------------------------------
+
+
+def test_bom_beats_header():
+    decoded = decode(b"\xef\xbb\xbf" + page("Grüße").encode("utf-8"), "text/html; charset=iso-8859-1")
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "bom")
+    assert decoded.declared == {"bom": "UTF-8", "header": "windows-1252", "meta": None, "xml": None}
+    assert not decoded.text.startswith("\ufeff"), "the BOM is stripped"
+    assert any("bom" in c and "header" in c for c in decoded.conflicts)
+
+
+def test_bom_beats_force_override():
+    body = b"\xef\xbb\xbf" + page("日本").encode("utf-8")
+    decoded = decode(body, HTML, "https://www.example.jp/", [override()])
+    assert decoded.source == "bom"
+    assert decoded.override is None
+
+
+def test_force_override_beats_header_and_meta():
+    body = page("日本語", meta("utf-8")).encode("cp932")
+    decoded = decode(body, "text/html; charset=utf-8", "https://www.example.jp/a", [override()])
+    assert (decoded.encoding, decoded.source) == ("Shift_JIS", "override")
+    assert decoded.override == override()
+    assert "日本語" in decoded.text
+
+
+def test_header_beats_meta():
+    decoded = decode(page("臺灣", meta("big5")).encode("utf-8"), "text/html; charset=utf-8")
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "http-header")
+    assert decoded.declared["meta"] == "Big5"
+    assert any("header" in c and "meta" in c for c in decoded.conflicts)
+
+
+def test_meta_beats_utf8_validity_and_detection():
+    # Pure ASCII is valid UTF-8, yet the meta declaration decides.
+    decoded = decode(page("plain", meta("windows-1251")).encode("ascii"), HTML)
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "meta-prescan")
+
+
+def test_late_meta_is_honoured_when_the_prescan_finds_nothing():
+    head = "<script>" + "var x = 1;\n" * 150 + "</script>" + meta("windows-1251")
+    body = page("Привет", head).encode("cp1251")
+    assert body.index(b"<meta") > 1024
+    decoded = decode(body, HTML)
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "meta-late")
+    assert decoded.declared["meta"] is None
+    assert "Привет" in decoded.text
+
+
+def test_xml_declaration_is_used_for_xml_types_only():
+    body = '<?xml version="1.0" encoding="ISO-8859-2"?><a>Łódź</a>'.encode("iso8859_2")
+    decoded = decode(body, "application/xml")
+    assert (decoded.encoding, decoded.source) == ("ISO-8859-2", "xml-declaration")
+    assert "Łódź" in decoded.text
+    assert decode(body, "text/html").source != "xml-declaration"
+
+
+def test_header_beats_xml_declaration():
+    body = '<?xml version="1.0" encoding="ISO-8859-2"?><a>x</a>'.encode("ascii")
+    decoded = decode(body, "application/xml; charset=utf-8")
+    assert decoded.source == "http-header"
+    assert decoded.declared["xml"] == "ISO-8859-2"
+
+
+def test_json_is_utf8_whatever_the_charset_says():
+    decoded = decode('{"a": "Zoë"}'.encode("utf-8"), "application/json; charset=iso-8859-1")
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "json")
+    assert decoded.text == '{"a": "Zoë"}'
+
+
+def test_json_bom_says_otherwise():
+    decoded = decode(b"\xff\xfe" + '{"a": 1}'.encode("utf-16-le"), "application/json")
+    assert (decoded.encoding, decoded.source) == ("UTF-16LE", "bom")
+
+
+def test_valid_utf8_beats_detection():
+    decoded = decode(page("Grüße aus Köln").encode("utf-8"), HTML)
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "utf-8-valid")
+
+
+def test_fallback_override_beats_detection_but_not_declarations():
+    body = page("日本語のページ").encode("euc_jp")
+    table = OverrideTable([override(encoding="EUC-JP", mode=OverrideMode.FALLBACK)])
+    decoded = decode(body, HTML, "https://www.example.jp/", table)
+    assert (decoded.encoding, decoded.source) == ("EUC-JP", "override")
+    declared = decode(page("日本語", meta("utf-8")).encode("utf-8"), HTML, "https://www.example.jp/", table)
+    assert declared.source == "meta-prescan"
+    assert declared.override is None
+
+
+def test_detection_with_tld_when_nothing_is_declared():
+    body = page("日本語のページです。東京都の天気予報、今日は晴れのち曇りでしょう。").encode("cp932")
+    decoded = decode(body, HTML, "https://www.example.co.jp/")
+    assert (decoded.encoding, decoded.source) == ("Shift_JIS", "detector")
+    assert decoded.confidence is not None and 0 <= decoded.confidence <= 1
+
+
+# -- strict first, and honest about loss ------------------------------------------------
+
+
+def test_a_declaration_that_fails_strictly_gives_way_to_the_next():
+    body = page("日本語", meta("shift_jis")).encode("utf-8")  # mislabelled: really UTF-8
+    decoded = decode(body, HTML)
+    assert decoded.encoding == "UTF-8" and not decoded.lossy
+    assert any("Shift_JIS" in c and "without errors" in c for c in decoded.conflicts)
+
+
+def test_damaged_utf8_is_lossy_not_guessed_into_mojibake():
+    body = page("Crème brûlée à la française, déjà vu", meta("utf-8")).encode("utf-8").replace(b"vu", b"vu \xff")
+    decoded = decode(body, HTML)
+    assert decoded.lossy and decoded.replacements == 1
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "meta-prescan")
+    assert "Crème brûlée" in decoded.text
+
+
+def test_replacement_label_never_yields_text_silently():
+    decoded = decode(page("abc", meta("iso-2022-kr")).encode("ascii"), HTML)
+    assert decoded.declared["meta"] == "replacement"
+    assert decoded.encoding != "replacement" and "abc" in decoded.text
+
+
+def test_mojibake_is_flagged_not_changed():
+    text = page("Itâ€™s a cafÃ© in SÃ£o Paulo")
+    decoded = decode(text.encode("utf-8"), "text/html; charset=utf-8")
+    assert decoded.mojibake_suspected
+    assert "cafÃ©" in decoded.text
+    assert not decode(page("It’s a café").encode("utf-8"), HTML).mojibake_suspected
+
+
+def test_decoded_is_immutable():
+    decoded = decode(b"abc")
+    with pytest.raises(AttributeError):
+        decoded.text = "x"
+    with pytest.raises(TypeError):
+        decoded.declared["meta"] = "UTF-8"
+    assert isinstance(decoded, Decoded)
+
+
+def test_empty_body():
+    decoded = decode(b"")
+    assert decoded.text == "" and not decoded.lossy
