@@ -1,0 +1,29 @@
+"""Fixtures of the serialization tests: the store and a fresh in-memory Schema
+Registry (confluent-kafka's ``mock://`` client).  Sample records are in
+serialization_samples.py."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from serialization_samples import REPO_SCHEMAS
+
+from consumer.serialization import SchemaRegistry, SchemaStore
+
+
+@pytest.fixture(scope="session")
+def store() -> SchemaStore:
+    return SchemaStore(REPO_SCHEMAS)
+
+
+@pytest.fixture
+def fresh_store() -> SchemaStore:
+    """A store no other test registered writer schemas in."""
+    return SchemaStore(REPO_SCHEMAS)
+
+
+@pytest.fixture
+def registry() -> SchemaRegistry:
+    """An empty in-memory registry; share the instance between serializer and deserializer."""
+    return SchemaRegistry(f"mock://{uuid.uuid4().hex}")
