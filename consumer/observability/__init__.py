@@ -1,0 +1,28 @@
+"""The observability shell: structured logs, Prometheus metrics, health probes, per-host alarms.
+
+Nothing here decides how a body is decoded; the processor loop reports what
+happened and these modules make it visible:
+
+- ``logging``: JSON lines (or a console rendering) with secrets redacted.
+- ``metrics``: ``Metrics``, one private registry of ``crawl_decoder_*`` series.
+- ``health``: ``HealthServer`` (/metrics, /healthz, /readyz) and ``Heartbeat``.
+- ``host_alarms``: ``HostAlarms``, lossy-host alarms in bounded memory (Space-Saving).
+"""
+
+from .health import HealthServer, Heartbeat
+from .host_alarms import Alarm, HostAlarms, HostStats, alarms_route
+from .logging import configure_logging, get_logger, redact_secrets
+from .metrics import Metrics
+
+__all__ = [
+    "Alarm",
+    "HealthServer",
+    "Heartbeat",
+    "HostAlarms",
+    "HostStats",
+    "Metrics",
+    "alarms_route",
+    "configure_logging",
+    "get_logger",
+    "redact_secrets",
+]
