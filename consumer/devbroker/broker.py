@@ -42,8 +42,9 @@ class LocalBroker:
     """A single-node Kafka broker process; the constructor starts nothing.
 
     ``data_dir`` keeps the broker's data (and its ports) across runs; without
-    it a temporary directory is used and removed by ``stop()``.  ``restart()``
-    keeps ports and data, so clients can reconnect to the same address.
+    it a temporary directory is used and removed by ``stop()``.  ``port`` fixes
+    the client port (default: a free one).  ``restart()`` keeps ports and
+    data, so clients reconnect to the same address.
     """
 
     def __init__(
@@ -51,6 +52,7 @@ class LocalBroker:
         *,
         kafka_version: str = DEFAULT_KAFKA_VERSION,
         data_dir: str | os.PathLike[str] | None = None,
+        port: int | None = None,
         start_timeout: float = 180.0,
         stop_timeout: float = 30.0,
     ) -> None:
@@ -60,6 +62,7 @@ class LocalBroker:
         self._data_dir = Path(data_dir) if data_dir is not None else None
         self._owns_dir = data_dir is None
         self._process: subprocess.Popen[bytes] | None = None
+        self._requested_port = port
         self._port: int | None = None
         self._controller_port: int | None = None
         self._cluster_id: str | None = None
@@ -96,12 +99,16 @@ class LocalBroker:
         if self.is_running():
             return self.bootstrap_servers
         classpath = kafka_classpath(self.kafka_version)
-        self._prepare_dir()
-        self._load_or_create_state()
-        self._write_config()
-        self._format_storage(classpath)
-        self._launch(classpath)
-        self._wait_ready()
+        try:
+            self._prepare_dir()
+            self._load_or_create_state()
+            self._write_config()
+            self._format_storage(classpath)
+            self._launch(classpath)
+            self._wait_ready()
+        except BaseException:
+            self.stop()  # the error message carries the log tail; leave no process or temp dir behind
+            raise
         return self.bootstrap_servers
 
     def stop(self) -> None:
@@ -117,8 +124,7 @@ class LocalBroker:
         if self._data_dir is None or self._port is None:
             raise DevBrokerError("restart() needs a broker that was started")
         self._terminate()
-        classpath = kafka_classpath(self.kafka_version)
-        self._launch(classpath)
+        self._launch(kafka_classpath(self.kafka_version))
         self._wait_ready()
         return self.bootstrap_servers
 
@@ -165,9 +171,16 @@ class LocalBroker:
             self._cluster_id, self._port, self._controller_port = (
                 state["cluster_id"], state["port"], state["controller_port"],
             )  # fmt: skip
+            if self._requested_port not in (None, self._port):
+                raise DevBrokerError(
+                    f"{self._data_dir} belongs to a broker on port {self._port}, not {self._requested_port}"
+                )
             return
         self._cluster_id = random_cluster_id()
-        self._port, self._controller_port = free_ports(2)
+        if self._requested_port is None:
+            self._port, self._controller_port = free_ports(2)
+        else:
+            self._port, [self._controller_port] = self._requested_port, free_ports(1)
         state = {"cluster_id": self._cluster_id, "port": self._port, "controller_port": self._controller_port}
         state_path.write_text(json.dumps(state) + "\n")
 
