@@ -1,0 +1,415 @@
+"""Encoding detection for bodies that declare nothing and are not UTF-8.
+
+Implements the HTML Standard's optional autodetection step of "determining the
+character encoding" ("the user agent may attempt to autodetect the character
+encoding from applying frequency analysis or other algorithms to the data
+stream", https://html.spec.whatwg.org/multipage/parsing.html#determining-the-character-encoding),
+the way Firefox's chardetng and Chromium's CED do it: the URL's top-level
+domain is a prior, not an override, and windows-1252 is the fallback.
+
+How a guess is made (``detect``):
+
+1. Only the first ``MAX_EXAMINED`` bytes are looked at.  No high byte there:
+   ISO-2022-JP if its escape sequences occur, else the TLD's (or the default)
+   encoding, since every ASCII-compatible encoding gives the same text.
+2. A window of ``WINDOW`` bytes from the first non-ASCII byte (grown up to
+   ``MAX_EXAMINED`` while it holds fewer than ``MIN_HIGH_BYTES`` high bytes)
+   is scored under every candidate encoding.  Multi-byte candidates must decode
+   it strictly (chardetng likewise disqualifies an encoding on its first
+   malformed sequence).  The score is the log-likelihood of the window's
+   non-ASCII characters under a unigram model of each language written in that
+   encoding, best language wins; plus a log prior for the encoding and a bonus
+   when the TLD names it.  Single-byte candidates score from one byte
+   histogram and 128-entry tables, so no per-byte Python loop runs per candidate.
+3. Confidence is the softmax share of the candidates that decode the window to
+   the same text as the winner, times how plausible the winner's text is.
+
+Work is bounded: at most 64 KiB are examined, one histogram of the window is
+taken and at most 6 multi-byte strict decodes run (of the same window), all in
+C; Python loops only over distinct bytes and characters.  A 4 KiB window of a
+non-Latin text holds thousands of letters, far more than a unigram model needs;
+64 KiB bounds the growth for mostly-ASCII pages, whose few accented letters
+are then still counted (a page with fewer non-ASCII bytes than that in its
+first 64 KiB decodes nearly alike under every candidate anyway).
+
+The character model (``detection_data``) is counted from Faker text; see
+``bench/build_detection_model.py`` for what it is trained on and how the
+evaluation corpus is kept apart from it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from operator import mul
+
+from .data.whatwg import SINGLE_BYTE
+from .detection_data import FREQUENCIES
+
+#: Bytes of the body examined at most (see the module docstring).
+MAX_EXAMINED = 64 * 1024
+#: Bytes scored from the first non-ASCII byte on, before growing.
+WINDOW = 4 * 1024
+#: A window with fewer high bytes than this grows (up to MAX_EXAMINED).
+MIN_HIGH_BYTES = 256
+DEFAULT_ENCODING = "windows-1252"
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """A detector's guess: a WHATWG encoding name and a confidence in [0, 1]."""
+
+    encoding: str
+    confidence: float
+
+
+#: Python codecs used to *score* multi-byte candidates.  Known differences from
+#: the Encoding Standard, none of which changes a score materially:
+#: - Shift_JIS: cp932 is the closest (the standard's decoder is Windows-31J);
+#:   it lacks a few IBM extension duplicates the standard decodes.
+#: - EUC-JP: euc_jp decodes JIS X 0212 like the standard but maps a few
+#:   symbols (e.g. 0xA1C1 to U+301C, the standard to U+FF5E).
+#: - ISO-2022-JP: iso2022_jp_ext adds half-width katakana (ESC ( I) as the standard does.
+#: - EUC-KR: cp949 (Unified Hangul Code) is what the standard's EUC-KR decodes.
+#: - GBK: the standard decodes GBK with the gb18030 decoder; scoring uses
+#:   Python's gbk so that a body needing gb18030's four-byte sequences is told apart.
+#: - Big5: big5hkscs is the closest to the standard's Big5 (HKSCS included); it
+#:   differs in a handful of compatibility mappings.
+PYTHON_CODECS: dict[str, str] = {
+    "Shift_JIS": "cp932",
+    "EUC-JP": "euc_jp",
+    "ISO-2022-JP": "iso2022_jp_ext",
+    "EUC-KR": "cp949",
+    "GBK": "gb18030",
+    "gb18030": "gb18030",
+    "Big5": "big5hkscs",
+}
+_SCORING_CODECS = {**PYTHON_CODECS, "GBK": "gbk"}
+
+#: Candidate encoding -> the languages (keys of FREQUENCIES) written in it.
+LANGUAGES: dict[str, tuple[str, ...]] = {
+    "windows-1252": ("de", "fr", "es", "pt"),
+    "windows-1250": ("pl", "cs", "hu"),
+    "ISO-8859-2": ("pl", "cs", "hu"),
+    "windows-1257": ("lt", "lv", "et"),
+    "windows-1254": ("tr",),
+    "windows-1253": ("el",),
+    "ISO-8859-7": ("el",),
+    "windows-1255": ("he",),
+    "ISO-8859-8": ("he",),
+    "windows-1256": ("ar", "fa"),
+    "ISO-8859-6": ("ar",),
+    "windows-874": ("th",),
+    "windows-1258": ("vi",),
+    "windows-1251": ("ru", "uk", "bg"),
+    "ISO-8859-5": ("ru", "bg"),
+    "KOI8-R": ("ru",),
+    "KOI8-U": ("uk", "ru"),
+    "IBM866": ("ru",),
+    "x-mac-cyrillic": ("ru", "bg"),
+    "Shift_JIS": ("ja",),
+    "EUC-JP": ("ja",),
+    "EUC-KR": ("ko",),
+    "GBK": ("zh_cn",),
+    "gb18030": ("zh_cn",),
+    "Big5": ("zh_tw",),
+}
+
+#: Log prior (nats) per candidate: how common each is on undeclared pages, so
+#: that a tie between encodings that decode alike goes to the usual one.
+PRIORS: dict[str, float] = {
+    "windows-1252": 0.0,
+    "windows-1251": -0.5,
+    "windows-1250": -1.0,
+    "Shift_JIS": -1.0,
+    "GBK": -1.0,
+    "EUC-KR": -1.0,
+    "Big5": -1.5,
+    "EUC-JP": -1.5,
+    "gb18030": -2.0,
+    "KOI8-R": -1.5,
+    "KOI8-U": -2.0,
+    "IBM866": -2.5,
+    "x-mac-cyrillic": -3.0,
+    "ISO-8859-2": -2.0,
+    "ISO-8859-5": -2.0,
+    "ISO-8859-6": -2.0,
+    "ISO-8859-7": -2.0,
+    "ISO-8859-8": -2.0,
+}
+_OTHER_PRIOR = -1.0
+
+_CYRILLIC = ("windows-1251", "KOI8-R", "IBM866", "ISO-8859-5", "x-mac-cyrillic")
+_CENTRAL_EUROPE = ("windows-1250", "ISO-8859-2")
+_ARABIC = ("windows-1256", "ISO-8859-6")
+#: TLD -> the encodings it hints at, likeliest first (after chardetng's and CED's TLD tables).
+TLD_HINTS: dict[str, tuple[str, ...]] = {
+    "jp": ("Shift_JIS", "EUC-JP"),
+    "ru": _CYRILLIC,
+    "su": _CYRILLIC,
+    "by": _CYRILLIC,
+    "kz": _CYRILLIC,
+    "ua": ("windows-1251", "KOI8-U"),
+    "bg": ("windows-1251",),
+    "mk": ("windows-1251",),
+    "kg": ("windows-1251",),
+    "tj": ("windows-1251",),
+    "mn": ("windows-1251",),
+    "kr": ("EUC-KR",),
+    "cn": ("GBK", "gb18030"),
+    "tw": ("Big5",),
+    "hk": ("Big5",),
+    "mo": ("Big5",),
+    "gr": ("windows-1253", "ISO-8859-7"),
+    "cy": ("windows-1253", "ISO-8859-7"),
+    "il": ("windows-1255", "ISO-8859-8"),
+    "tr": ("windows-1254",),
+    "th": ("windows-874",),
+    "vn": ("windows-1258",),
+    "pl": _CENTRAL_EUROPE,
+    "cz": _CENTRAL_EUROPE,
+    "sk": _CENTRAL_EUROPE,
+    "hu": _CENTRAL_EUROPE,
+    "si": _CENTRAL_EUROPE,
+    "hr": _CENTRAL_EUROPE,
+    "ba": _CENTRAL_EUROPE,
+    "ro": _CENTRAL_EUROPE,
+    "lt": ("windows-1257",),
+    "lv": ("windows-1257",),
+    "ee": ("windows-1257",),
+    **{
+        tld: _ARABIC
+        for tld in "ae bh dz eg iq ir jo kw lb ly ma om ps qa sa sd sy tn ye".split()
+    },
+}
+#: Nats added for the first hinted encoding; each next one gets half a nat less.
+#: Large enough to settle near-ties on short pages, small next to the hundreds of
+#: nats by which a wrong decoding of a real paragraph loses.
+TLD_BONUS = 6.0
+
+_ASCII_BYTES = bytes(range(0x80))
+_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+_ASCII_RUN = re.compile("[\x00-\x7f]+")
+# ESC $ @, ESC $ B (JIS X 0208), ESC ( J (Roman), ESC ( I (katakana).
+_ISO_2022_JP_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
+_FOUR_BYTE_GB18030 = re.compile(rb"[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]")
+
+
+def detect(body: bytes, tld: str | None = None) -> Detection:
+    """Guess the encoding of an undeclared, non-UTF-8 *body*; *tld* is the URL's top-level domain.
+
+    Returns a WHATWG encoding name and a confidence in [0, 1].  Pure, bounded
+    (examines at most ``MAX_EXAMINED`` bytes) and never raises: a failure of
+    the heuristics themselves falls back to the browser default with confidence 0.
+    """
+    hint = _normalise_tld(tld)
+    try:
+        return _detect(bytes(body[:MAX_EXAMINED]), len(body) <= MAX_EXAMINED, hint)
+    except Exception:  # noqa: BLE001 - a detector must not take the page down; the default is what browsers use
+        return Detection(_fallback(hint), 0.0)
+
+
+def _normalise_tld(tld: str | None) -> str | None:
+    if not isinstance(tld, str):
+        return None
+    return tld.strip().strip(".").rsplit(".", 1)[-1].lower() or None
+
+
+def _fallback(hint: str | None) -> str:
+    return TLD_HINTS.get(hint, (DEFAULT_ENCODING,))[0] if hint else DEFAULT_ENCODING
+
+
+def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
+    first_high = _HIGH_BYTE.search(head)
+    if first_high is None:
+        if _ISO_2022_JP_ESCAPE.search(head):
+            return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP", whole) is not None else 0.5)
+        return Detection(_fallback(hint), 1.0)
+    window, window_whole = _window(head, first_high.start(), whole)
+    high = window.translate(None, _ASCII_BYTES)
+    scores, texts = _scores(window, high, window_whole, hint)
+    winner = max(scores, key=scores.__getitem__)
+    return Detection(winner, _confidence(winner, scores, texts, high))
+
+
+def _window(head: bytes, start: int, whole: bool) -> tuple[bytes, bool]:
+    """The bytes scored, and whether they run to the end of the body."""
+    size = WINDOW
+    while start + size < len(head) and len(head[start : start + size].translate(None, _ASCII_BYTES)) < MIN_HIGH_BYTES:
+        size *= 2
+    end = start + size
+    window = head[start:end]
+    return window, whole and end >= len(head)
+
+
+def _scores(window: bytes, high: bytes, whole: bool, hint: str | None) -> tuple[dict[str, float], dict[str, str]]:
+    """Every viable candidate's score, and the text of each multi-byte one."""
+    bonus = dict.fromkeys(LANGUAGES, 0.0)
+    for rank, encoding in enumerate(TLD_HINTS.get(hint, ()) if hint else ()):
+        bonus[encoding] = TLD_BONUS - 0.5 * rank
+    histogram = Counter(high)
+    positions = [byte - 0x80 for byte in histogram]
+    counts = list(histogram.values())
+    scores: dict[str, float] = {}
+    for encoding, tables in _SINGLE_BYTE_TABLES.items():
+        likelihood = max(sum(map(mul, counts, map(table.__getitem__, positions))) for table in tables)
+        scores[encoding] = likelihood + PRIORS.get(encoding, _OTHER_PRIOR) + bonus[encoding]
+    texts: dict[str, str] = {}
+    for encoding in _MULTI_BYTE:
+        text = _decodes(window, encoding, whole)
+        if text is None:
+            continue
+        if encoding == "gb18030" and not _FOUR_BYTE_GB18030.search(window):
+            continue  # decodes as GBK does; GBK, the usual name, stands for both
+        texts[encoding] = text
+        characters = Counter(_ASCII_RUN.sub("", text))
+        likelihood = max(_text_likelihood(characters, language) for language in LANGUAGES[encoding])
+        scores[encoding] = likelihood + PRIORS.get(encoding, _OTHER_PRIOR) + bonus[encoding]
+    return scores, texts
+
+
+def _decodes(data: bytes, encoding: str, whole: bool) -> str | None:
+    """*data* strictly decoded, or None; a character cut by the window's end is not an error."""
+    try:
+        return codecs.getincrementaldecoder(_SCORING_CODECS[encoding])("strict").decode(data, whole)
+    except UnicodeDecodeError:
+        return None
+
+
+def _text_likelihood(characters: Counter[str], language: str) -> float:
+    logp = _CHARACTER_LOGP[language]
+    total = 0.0
+    for char, count in characters.items():
+        value = logp.get(char)
+        if value is None:
+            value = logp[char] = _unseen_logp(language, char)
+        total += count * value
+    return total
+
+
+def _confidence(winner: str, scores: dict[str, float], texts: dict[str, str], high: bytes) -> float:
+    """Softmax share of the candidates decoding like the winner, times the winner's plausibility."""
+    best = scores[winner]
+    present = sorted(set(high))
+    share = total = 0.0
+    for encoding, score in scores.items():
+        weight = math.exp(max(score - best, -50.0))
+        total += weight
+        if weight > 1e-6 and (encoding == winner or _decodes_alike(winner, encoding, texts, present)):
+            share += weight
+    high_bytes = max(1, len(high))
+    # A natural text costs about 2-5 nats per non-ASCII byte under its own model;
+    # random bytes cost 10 or more under every candidate.
+    per_byte = (best - PRIORS.get(winner, _OTHER_PRIOR)) / high_bytes
+    plausibility = min(1.0, max(0.0, (per_byte + 11.0) / 5.0))
+    return round(min(1.0, max(0.0, share / total * plausibility)), 4)
+
+
+def _decodes_alike(first: str, second: str, texts: dict[str, str], present: list[int]) -> bool:
+    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes)."""
+    if first in texts or second in texts:
+        return texts.get(first) == texts.get(second)
+    one, other = SINGLE_BYTE[first], SINGLE_BYTE[second]
+    return all(one[byte - 0x80] == other[byte - 0x80] for byte in present)
+
+
+# -- the character model ------------------------------------------------------
+
+# Log-probabilities for characters a language's counts do not cover.
+_LOGP_PUNCTUATION = math.log(1e-4)  # typography any language's pages use
+_LOGP_SAME_SCRIPT = math.log(1e-5)  # a rare letter of the language's own script
+_LOGP_SYMBOL = math.log(1e-6)
+_LOGP_FOREIGN_LETTER = math.log(1e-7)
+_LOGP_CONTROL = math.log(1e-10)  # C1 controls, unmapped bytes: practically never text
+_COMMON_IDEOGRAPH_MASS = 0.3  # share of a CJK text's characters from its common set that the counts miss
+_SEEN_WEIGHT = 0.95
+
+_PUNCTUATION = frozenset(
+    "\xa0«»‹›–—‐‑―…“”„‘’‚•·©®™°×§€£¥№"
+    + "".join(chr(c) for c in range(0x3000, 0x3040))  # CJK symbols and punctuation
+    + "".join(chr(c) for c in range(0xFF01, 0xFF5F))  # full-width ASCII forms
+)
+
+
+def _script(char: str) -> str:
+    name = unicodedata.name(char, "")
+    if name.startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL")):
+        return "CJK"
+    return name.split(" ", 1)[0]
+
+
+def _common_ideographs() -> dict[str, frozenset[str]]:
+    """The character sets of each CJK language's everyday text, from its legacy standard's first level."""
+
+    def decode_pairs(codec: str, leads: range, trails: list[int]) -> frozenset[str]:
+        pairs = bytes(b for lead in leads for trail in trails for b in (lead, trail))
+        return frozenset(pairs.decode(codec, "ignore"))
+
+    euc_trails = list(range(0xA1, 0xFF))
+    kana = frozenset(chr(c) for c in range(0x3041, 0x3100))
+    return {
+        # JIS X 0208 level 1 kanji (Shift_JIS 0x889F-0x9872) and the kana.
+        "ja": decode_pairs("cp932", range(0x88, 0x99), [t for t in range(0x40, 0xFD) if t != 0x7F]) | kana,
+        # GB 2312 level 1 hanzi: the 3755 everyday characters.
+        "zh_cn": decode_pairs("gb2312", range(0xB0, 0xD8), euc_trails),
+        # Big5's frequently used hanzi (0xA440-0xC67E).
+        "zh_tw": decode_pairs("big5", range(0xA4, 0xC7), [*range(0x40, 0x7F), *euc_trails]),
+        # KS X 1001's 2350 hangul syllables.
+        "ko": decode_pairs("euc_kr", range(0xB0, 0xC9), euc_trails),
+    }
+
+
+_COMMON = _common_ideographs()
+_LANGUAGE_SCRIPT = {
+    language: _script(max(counts, key=counts.__getitem__)) for language, counts in FREQUENCIES.items()
+}
+_TOTALS = {language: sum(counts.values()) for language, counts in FREQUENCIES.items()}
+
+
+def _unseen_logp(language: str, char: str) -> float:
+    counts = FREQUENCIES[language]
+    lower = char.lower()
+    if lower != char and lower in counts:
+        # A capital of a known letter: rarer than the small letter in running text.
+        return math.log(0.1 * counts[lower] / _TOTALS[language])
+    if char in _PUNCTUATION:
+        return _LOGP_PUNCTUATION
+    common = _COMMON.get(language)
+    if common and char in common:
+        return math.log((1 - _SEEN_WEIGHT + _COMMON_IDEOGRAPH_MASS * _SEEN_WEIGHT) / len(common))
+    category = unicodedata.category(char)
+    if category in ("Cc", "Cn", "Co", "Cs") or char == "\ufffe":
+        return _LOGP_CONTROL
+    if category[0] in "LM":
+        return _LOGP_SAME_SCRIPT if _script(char) == _LANGUAGE_SCRIPT[language] else _LOGP_FOREIGN_LETTER
+    return _LOGP_SYMBOL
+
+
+def _seen_logp(language: str) -> dict[str, float]:
+    total = _TOTALS[language]
+    common = _COMMON.get(language, frozenset())
+    table = {}
+    for char, count in FREQUENCIES[language].items():
+        backoff = (1 - _SEEN_WEIGHT) / len(common) if char in common else 0.0
+        table[char] = math.log(_SEEN_WEIGHT * count / total + backoff)
+    return table
+
+
+_CHARACTER_LOGP: dict[str, dict[str, float]] = {language: _seen_logp(language) for language in FREQUENCIES}
+_MULTI_BYTE = [encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE]
+#: Per single-byte candidate, one 128-entry log-probability table per language (index: byte - 0x80).
+_SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
+    encoding: [
+        [
+            _CHARACTER_LOGP[language].get(char) or _unseen_logp(language, char)
+            for char in SINGLE_BYTE[encoding]
+        ]
+        for language in languages
+    ]
+    for encoding, languages in LANGUAGES.items()
+    if encoding in SINGLE_BYTE
+}

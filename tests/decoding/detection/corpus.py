@@ -1,0 +1,210 @@
+"""Undeclared HTML pages in many languages and legacy encodings, for detection.
+
+Shared by the accuracy test, ``bench/detection.py`` and the model builder
+``bench/build_detection_model.py``.  Text comes from Faker's locales; every
+word is assigned to exactly one *split* by a stable hash, so the frequency
+model (built from the "model" split) never sees a word of the "eval" split
+the pages are made of.  Both splits draw on the same Faker word lists and
+name/address providers, so the evaluation is held-out *words*, not a
+held-out source: it measures generalisation within Faker's vocabulary style.
+
+A page is a small head without any charset, then paragraphs of text up to a
+target size, encoded into one encoding.  Sentences the encoding cannot
+represent are dropped; pages whose bytes are valid UTF-8 are not produced,
+because the resolver takes those as UTF-8 before it asks detection.
+"""
+
+from __future__ import annotations
+
+import codecs
+import random
+import unicodedata
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib.util import find_spec
+
+from faker import Faker
+
+from consumer.decoding.data.whatwg import SINGLE_BYTE
+
+#: Faker locale -> (model language key, the encodings its pages are written in, the URL TLD).
+LOCALES: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "ja_JP": ("ja", ("Shift_JIS", "EUC-JP"), "jp"),
+    "zh_CN": ("zh_cn", ("GBK", "gb18030"), "cn"),
+    "zh_TW": ("zh_tw", ("Big5",), "tw"),
+    "ko_KR": ("ko", ("EUC-KR",), "kr"),
+    "ru_RU": ("ru", ("windows-1251", "KOI8-R", "IBM866", "ISO-8859-5", "x-mac-cyrillic"), "ru"),
+    "uk_UA": ("uk", ("windows-1251", "KOI8-U"), "ua"),
+    "bg_BG": ("bg", ("windows-1251",), "bg"),
+    "el_GR": ("el", ("windows-1253", "ISO-8859-7"), "gr"),
+    "he_IL": ("he", ("windows-1255", "ISO-8859-8"), "il"),
+    "ar_AA": ("ar", ("windows-1256", "ISO-8859-6"), "eg"),
+    "fa_IR": ("fa", ("windows-1256",), "ir"),
+    "tr_TR": ("tr", ("windows-1254",), "tr"),
+    "th_TH": ("th", ("windows-874",), "th"),
+    "vi_VN": ("vi", ("windows-1258",), "vn"),
+    "pl_PL": ("pl", ("windows-1250", "ISO-8859-2"), "pl"),
+    "cs_CZ": ("cs", ("windows-1250", "ISO-8859-2"), "cz"),
+    "hu_HU": ("hu", ("windows-1250", "ISO-8859-2"), "hu"),
+    "lt_LT": ("lt", ("windows-1257",), "lt"),
+    "lv_LV": ("lv", ("windows-1257",), "lv"),
+    "et_EE": ("et", ("windows-1257",), "ee"),
+    "de_DE": ("de", ("windows-1252",), "de"),
+    "fr_FR": ("fr", ("windows-1252",), "fr"),
+    "es_ES": ("es", ("windows-1252",), "es"),
+    "pt_BR": ("pt", ("windows-1252",), "br"),
+}
+
+_NO_SPACES = {"ja_JP", "zh_CN", "zh_TW", "th_TH"}
+_FULL_STOP = {"ja_JP": "。", "zh_CN": "。", "zh_TW": "。", "th_TH": " "}
+_NON_LATIN = {"ja_JP", "zh_CN", "zh_TW", "ko_KR", "ru_RU", "uk_UA", "bg_BG", "el_GR", "he_IL", "ar_AA", "fa_IR", "th_TH"}
+# Providers with localized output in (almost) every locale; lorem is used where the locale has its own word list.
+_PROVIDERS = ("first_name", "last_name", "city", "street_name", "job", "company")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    locale: str
+    encoding: str
+    tld: str
+    text: str  #: the page as text (what decoding its body must give back)
+    body: bytes
+
+
+def in_split(word: str, split: str) -> bool:
+    """Whether *word* belongs to *split* ("model" or "eval"), stably across runs."""
+    return (zlib.crc32(word.casefold().encode("utf-8")) & 1) == (0 if split == "model" else 1)
+
+
+def sentences(locale: str, seed: int, split: str) -> Iterator[str]:
+    """An endless stream of sentences of *locale* made only of *split* words."""
+    fake = _FAKERS.get(locale) or _FAKERS.setdefault(locale, Faker(locale))
+    fake.seed_instance(seed)
+    rng = random.Random(seed)
+    has_lorem = find_spec(f"faker.providers.lorem.{locale}") is not None
+    joiner = "" if locale in _NO_SPACES else " "
+    while True:
+        words: list[str] = []
+        length = rng.randint(4, 12)
+        while len(words) < length:
+            for word in _some_words(fake, rng, has_lorem):
+                if in_split(word, split) and (locale not in _NON_LATIN or not word.isascii()):
+                    words.append(word)
+        sentence = joiner.join(words)
+        sentence = sentence[:1].upper() + sentence[1:]
+        yield sentence + _FULL_STOP.get(locale, ".")
+
+
+_FAKERS: dict[str, Faker] = {}
+
+
+def _some_words(fake: Faker, rng: random.Random, has_lorem: bool) -> list[str]:
+    if has_lorem and rng.random() < 0.7:
+        return fake.words(3)
+    return getattr(fake, rng.choice(_PROVIDERS))().replace(",", " ").split()
+
+
+def to_windows_1258_form(text: str) -> str:
+    """Vietnamese as windows-1258 writes it: base letters precomposed, tone marks combining.
+
+    windows-1258 has â, ê, ô, ơ, ư, ă, đ but none of the toned letters; the five
+    tone marks are separate combining characters (U+0300, U+0301, U+0303, U+0309, U+0323).
+    """
+    tones = {"\u0300", "\u0301", "\u0303", "\u0309", "\u0323"}
+    out = []
+    for char in text:
+        parts = unicodedata.normalize("NFD", char)
+        base = unicodedata.normalize("NFC", "".join(c for c in parts if c not in tones))
+        out.append(base + "".join(c for c in parts if c in tones))
+    return "".join(out)
+
+
+def encode(text: str, encoding: str) -> bytes | None:
+    """*text* in the WHATWG *encoding*, or None when it cannot be represented."""
+    if encoding in SINGLE_BYTE:
+        table = _ENCODERS.setdefault(encoding, {char: 0x80 + i for i, char in enumerate(SINGLE_BYTE[encoding])})
+        out = bytearray()
+        for char in text:
+            if char < "\x80":
+                out.append(ord(char))
+            elif char in table:
+                out.append(table[char])
+            else:
+                return None
+        return bytes(out)
+    from consumer.decoding.detection import PYTHON_CODECS  # late: the model builder imports this module first
+
+    codec = "gbk" if encoding == "GBK" else PYTHON_CODECS[encoding]
+    try:
+        return text.encode(codec)
+    except UnicodeEncodeError:
+        return None
+
+
+_ENCODERS: dict[str, dict[str, int]] = {}
+
+
+def decode(body: bytes, encoding: str) -> str:
+    """*body* decoded as the WHATWG *encoding* (single-byte: the standard's table; others: Python's codec)."""
+    if encoding in SINGLE_BYTE:
+        table = SINGLE_BYTE[encoding].replace("\ufffe", "\ufffd")
+        return body.decode("latin-1").translate({0x80 + i: char for i, char in enumerate(table)})
+    from consumer.decoding.detection import PYTHON_CODECS
+
+    return codecs.decode(body, PYTHON_CODECS.get(encoding, "utf-8"), "replace")
+
+
+def page(locale: str, encoding: str, size: int, seed: int, split: str = "eval") -> Page | None:
+    """One undeclared page of about *size* bytes, or None if the text does not fit the encoding."""
+    source = sentences(locale, seed, split)
+    title = next(source)
+    head = f"<!DOCTYPE html>\n<html>\n<head>\n<title>{title}</title>\n</head>\n<body>\n"
+    text, size_now, dropped = head, len(head), 0
+    rng = random.Random(seed)
+    while size_now < size and dropped < 200:
+        paragraph = []
+        for _ in range(rng.randint(2, 6)):
+            sentence = next(source)
+            if locale == "vi_VN":
+                sentence = to_windows_1258_form(sentence)
+            if encode(sentence, encoding) is None:
+                dropped += 1
+                continue
+            paragraph.append(sentence)
+        chunk = "<p>" + " ".join(paragraph) + "</p>\n"
+        text += chunk
+        size_now += len(chunk.encode("utf-8"))
+    text += "</body>\n</html>\n"
+    if locale == "vi_VN":
+        text = to_windows_1258_form(text)
+    body = encode(text, encoding)
+    if body is None or _is_utf8(body) or body.isascii():
+        return None
+    return Page(locale, encoding, LOCALES[locale][2], text, body)
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def corpus(per_encoding: int, seed: int, min_size: int = 1024, max_size: int = 50 * 1024) -> list[Page]:
+    """*per_encoding* pages for every (locale, encoding) pair, sizes log-uniform in [min_size, max_size]."""
+    rng = random.Random(seed)
+    pages = []
+    for locale, (_, encodings, _) in LOCALES.items():
+        for encoding in encodings:
+            made = 0
+            for attempt in range(per_encoding * 3):
+                size = int(min_size * (max_size / min_size) ** rng.random())
+                made_page = page(locale, encoding, size, seed * 100_003 + attempt * 7919 + zlib.crc32(f"{locale}{encoding}".encode()))
+                if made_page is not None:
+                    pages.append(made_page)
+                    made += 1
+                if made == per_encoding:
+                    break
+    return pages
