@@ -70,7 +70,8 @@ def register(subparsers) -> None:
     report.add_argument("--min-hits", type=int, default=DEFAULT_MIN_HITS,
                         help=f"shadow-checked records a verdict needs (default {DEFAULT_MIN_HITS})")
     report.add_argument("--agree-share", type=float, default=DEFAULT_AGREE_SHARE,
-                        help=f"agreeing share from which an override is no longer needed (default {DEFAULT_AGREE_SHARE})")
+                        help="agreeing share from which an override is no longer needed"
+                        f" (default {DEFAULT_AGREE_SHARE})")
     _add_today(report)
     report.set_defaults(func=run_report)
 

@@ -134,7 +134,8 @@ class OverridesWatcher:
         if key == self._rejected:
             return None
         self._rejected = key
-        keeping = Problem(None, f"refused; keeping the last good overrides (sha256 {self._current.digest[:12] or 'none'})")
+        live = self._current.digest[:12] or "none"
+        keeping = Problem(None, f"refused; keeping the last good overrides (sha256 {live})")
         return OverridesError(self.path, (*problems, keeping))
 
     def _read(self) -> bytes | None:

@@ -9,6 +9,7 @@ the same text losslessly, null when the shadow check did not run.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -51,38 +52,59 @@ def report_from_records(
     Records are counted for an override when host, encoding and mode all match:
     records written under an earlier definition judge another decision.
     """
-    tally: dict[tuple[str, str, str], list] = {}
-    for record in records:
-        applied = _override_of(record)
-        if applied is None:
-            continue
-        key = (str(applied.get("host", "")).lower(), str(applied.get("encoding", "")), str(applied.get("mode", "")))
-        counts = tally.setdefault(key, [0, 0, 0, applied.get("review_by")])
-        counts[0] += 1
-        agrees = applied.get("shadow_agrees")
-        if agrees is not None:
-            counts[1 if agrees else 2] += 1
-    rows = [_row(o.host, o.encoding, o.mode.value, o.review_by, True, tally.pop((o.host, o.encoding, o.mode.value), None),
-                 today, min_hits, agree_share) for o in config.overrides]
-    for (host, encoding, mode), counts in sorted(tally.items()):
-        rows.append(_row(host, encoding, mode, _date(counts[3]), False, counts, today, min_hits, agree_share))
+    tallies = _tally(records)
+    judge = functools.partial(verdict_for, min_hits=min_hits, agree_share=agree_share)
+    rows = []
+    for override in config.overrides:
+        key = (override.host, override.encoding, override.mode.value)
+        tally = tallies.pop(key, _Tally())
+        tally.review_by = override.review_by  # the file's date, not the one the records were written under
+        rows.append(_row(key, tally, True, today, judge))
+    rows.extend(_row(key, tally, False, today, judge) for key, tally in sorted(tallies.items()))
     return rows
 
 
-def _row(host, encoding, mode, review_by, in_config, counts, today, min_hits, agree_share) -> ReportRow:
-    hits, agreements, disagreements = counts[:3] if counts else (0, 0, 0)
+def _tally(records: Iterable[Mapping]) -> dict[tuple[str, str, str], _Tally]:
+    """Counts per (override host, encoding, mode) of the records decoded under an override."""
+    tallies: dict[tuple[str, str, str], _Tally] = {}
+    for record in records:
+        applied = _override_of(record)
+        if applied is not None:
+            key = (str(applied.get("host", "")).lower(), str(applied.get("encoding", "")), str(applied.get("mode", "")))
+            tally = tallies.setdefault(key, _Tally(review_by=_date(applied.get("review_by"))))
+            tally.add(applied.get("shadow_agrees"))
+    return tallies
+
+
+def _row(key: tuple[str, str, str], tally: _Tally, in_config: bool, today: dt.date, judge) -> ReportRow:
+    host, encoding, mode = key
     return ReportRow(
         host=host,
         encoding=encoding,
         mode=mode,
-        review_by=review_by,
-        overdue=review_by is not None and today > review_by,
-        hits=hits,
-        agreements=agreements,
-        disagreements=disagreements,
-        verdict=verdict_for(agreements, disagreements, min_hits=min_hits, agree_share=agree_share),
+        review_by=tally.review_by,
+        overdue=tally.review_by is not None and today > tally.review_by,
+        hits=tally.hits,
+        agreements=tally.agreements,
+        disagreements=tally.disagreements,
+        verdict=judge(tally.agreements, tally.disagreements),
         in_config=in_config,
     )
+
+
+@dataclass
+class _Tally:
+    review_by: dt.date | None = None
+    hits: int = 0
+    agreements: int = 0
+    disagreements: int = 0
+
+    def add(self, shadow_agrees: bool | None) -> None:
+        self.hits += 1
+        if shadow_agrees is True:
+            self.agreements += 1
+        elif shadow_agrees is False:
+            self.disagreements += 1
 
 
 def _override_of(record: Mapping) -> Mapping | None:
