@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from consumer.cli import overrides as overrides_cli
+from consumer.cli import main
+
 
 @pytest.fixture
 def write(tmp_path: Path) -> Callable[[str], Path]:
@@ -24,13 +24,10 @@ def write(tmp_path: Path) -> Callable[[str], Path]:
 
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    """Run ``crawl-decoder overrides ...`` through ``register`` as ``consumer.cli.main`` does; (status, out, err)."""
+    """Run ``crawl-decoder overrides ...`` in-process through ``consumer.cli.main``; (status, out, err)."""
 
     def _run(*argv: str) -> tuple[int, str, str]:
-        parser = argparse.ArgumentParser(prog="crawl-decoder")
-        overrides_cli.register(parser.add_subparsers(dest="command", required=True))
-        args = parser.parse_args(["overrides", *argv])
-        status = args.func(args)
+        status = main(["overrides", *argv])
         captured = capsys.readouterr()
         return status, captured.out, captured.err
 
