@@ -117,8 +117,9 @@ class AvroDeserializer:
         try:
             record = schemaless_reader(buffer, *plan)
         except SchemaResolutionError as exc:
+            # fastavro's message prints both schemas whole; the cause keeps it.
             raise IncompatibleSchemaError(
-                f"writer schema {_describe(framing, key)} cannot be read as {self.reader.name}: {exc}"
+                f"writer schema {_describe(framing, key)} cannot be resolved into {self.reader.name}"
             ) from exc
         except _READ_ERRORS as exc:
             raise CorruptRecordError(

@@ -61,7 +61,8 @@ class SchemaStore:
 
     Loads every ``*.avsc`` of *directory* at construction (see ``schemas_dir``);
     a file may use named types another file defines.  Lookups afterwards are
-    dictionary probes.  Not thread-safe for registration; one per processor.
+    dictionary probes.  Registry ids are those of one registry: use one store
+    per registry (and per processor; registration is not thread-safe).
     """
 
     def __init__(self, directory: str | os.PathLike | None = None) -> None:

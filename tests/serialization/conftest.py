@@ -12,14 +12,9 @@ from serialization_samples import REPO_SCHEMAS
 from consumer.serialization import SchemaRegistry, SchemaStore
 
 
-@pytest.fixture(scope="session")
-def store() -> SchemaStore:
-    return SchemaStore(REPO_SCHEMAS)
-
-
 @pytest.fixture
-def fresh_store() -> SchemaStore:
-    """A store no other test registered writer schemas in."""
+def store() -> SchemaStore:
+    """A new store per test: stores learn writer schemas and registry ids as they read."""
     return SchemaStore(REPO_SCHEMAS)
 
 

@@ -147,29 +147,29 @@ def test_unknown_reader_name(store):
         store.reader("RawResponses")
 
 
-def test_register_writer_is_idempotent(fresh_store):
-    ours = fresh_store.reader("RawResponse")
-    assert fresh_store.register_writer(json.dumps(ours.standalone), registry_id=7) is ours
-    assert fresh_store.by_registry_id(7) is ours
-    assert fresh_store.by_registry_id(8) is None
+def test_register_writer_is_idempotent(store):
+    ours = store.reader("RawResponse")
+    assert store.register_writer(json.dumps(ours.standalone), registry_id=7) is ours
+    assert store.by_registry_id(7) is ours
+    assert store.by_registry_id(8) is None
 
 
-def test_register_writer_resolves_our_named_types(fresh_store):
+def test_register_writer_resolves_our_named_types(store):
     # A writer schema may use our Header by name without defining it.
     schema = {
         "type": "record", "name": "Tiny", "namespace": "io.crawldecoder.v1",
         "fields": [{"name": "headers", "type": {"type": "array", "items": "io.crawldecoder.v1.Header"}}],
     }
-    stored = fresh_store.register_writer(schema)
+    stored = store.register_writer(schema)
     assert '"io.crawldecoder.v1.Header","type":"record"' in stored.canonical
-    assert fresh_store.by_fingerprint(stored.fingerprint) is stored
+    assert store.by_fingerprint(stored.fingerprint) is stored
 
 
-def test_register_writer_rejects_invalid(fresh_store):
+def test_register_writer_rejects_invalid(store):
     with pytest.raises(SchemaDefinitionError):
-        fresh_store.register_writer("{not json")
+        store.register_writer("{not json")
     with pytest.raises(SchemaDefinitionError):
-        fresh_store.register_writer({"type": "record", "name": "X", "fields": [{"name": "a", "type": "Nope"}]})
+        store.register_writer({"type": "record", "name": "X", "fields": [{"name": "a", "type": "Nope"}]})
 
 
 def test_schemas_dir_precedence(tmp_path):
@@ -206,12 +206,12 @@ def test_files_load_in_any_order(tmp_path):
     assert loaded.reader_names() == sorted(FILES.values())
 
 
-def test_load_directory_adds_writers(fresh_store, tmp_path: Path):
+def test_load_directory_adds_writers(store, tmp_path: Path):
     old = load_avsc("raw_response")
     old["fields"] = old["fields"][:5]
     (tmp_path / "raw_response_v0.avsc").write_text(json.dumps(old))
-    [stored] = fresh_store.load_directory(tmp_path)
+    [stored] = store.load_directory(tmp_path)
     assert stored.name == "io.crawldecoder.v1.RawResponse"
-    assert fresh_store.by_fingerprint(stored.fingerprint) is stored
+    assert store.by_fingerprint(stored.fingerprint) is stored
     # Our reader is still the current one.
-    assert fresh_store.reader("RawResponse").fingerprint != stored.fingerprint
+    assert store.reader("RawResponse").fingerprint != stored.fingerprint
