@@ -162,7 +162,10 @@ class HealthServer:
             raise HealthServerError(f"cannot listen on {self._address[0]}:{self._address[1]}: {exc}") from exc
         server.routes = self._routes
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="health-server", daemon=True)
+        # A short poll interval only bounds how long stop() waits; the thread sleeps in select().
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="health-server", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
