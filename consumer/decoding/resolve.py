@@ -102,12 +102,13 @@ class _Resolution:
         if self._override_is(OverrideMode.FORCE):
             yield "override", self.override.encoding, None
         yield from self.declarations()
+        # run() records the first candidate it is handed, so by now this says
+        # whether anything (BOM, forced override, declaration) named an encoding.
         declared_any = self.browser_choice is not None
-        if not declared_any:
-            yield "utf-8-valid", "UTF-8", None
-            if self._override_is(OverrideMode.FALLBACK):
-                yield "override", self.override.encoding, None
-        elif self.override is not None and self.override.mode is OverrideMode.FALLBACK:
+        yield "utf-8-valid", "UTF-8", None
+        if not declared_any and self._override_is(OverrideMode.FALLBACK):
+            yield "override", self.override.encoding, None
+        elif self._override_is(OverrideMode.FALLBACK):
             self.conflicts.append(f"fallback override for {self.override.host} not used: the page declares its encoding")
         yield from self.detection(declared_any)
 

@@ -18,13 +18,13 @@ class Sample:
     url: str
     body: bytes
     headers: tuple[tuple[str, str], ...] = ()
-    status: int = 200
     #: The WHATWG encoding a correct decode uses, and the source that decides it.
     expected_encoding: str = ""
     expected_source: str = ""
     #: A fragment of the text a browser shows; None for records meant to be quarantined.
     expected_text: str | None = None
     notes: str = field(default="", compare=False)
+    status: int = 200
 
     @property
     def content_type(self) -> str | None:

@@ -1,10 +1,12 @@
 """The resolution order: one test per "X beats Y", the seed study's cases, strict-first."""
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
 from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode
+from consumer.overrides.loader import load_overrides
 from consumer.samples import samples
 
 HTML = "text/html"
@@ -25,9 +27,12 @@ def override(host="www.example.jp", encoding="Shift_JIS", mode=OverrideMode.FORC
 # -- the seed study's published cases, as bundled samples -------------------------------
 
 
+SHIPPED_OVERRIDES = load_overrides(Path(__file__).resolve().parents[2] / "config" / "overrides.yaml").table
+
+
 @pytest.mark.parametrize("sample", [s for s in samples() if s.expected_text is not None], ids=lambda s: s.name)
 def test_seed_sample_decodes_like_a_browser(sample):
-    decoded = decode(sample.body, sample.content_type, sample.url)
+    decoded = decode(sample.body, sample.content_type, sample.url, SHIPPED_OVERRIDES)
     assert decoded.encoding == sample.expected_encoding
     assert decoded.source == sample.expected_source
     assert sample.expected_text in decoded.text
@@ -47,6 +52,14 @@ def test_utf8_declared_only_in_meta_is_not_latin1():
     assert "Café 価格" in decoded.text
     assert (decoded.encoding, decoded.source) == ("UTF-8", "meta-prescan")
     assert decoded.declared["header"] is None
+
+
+def test_a_stale_latin1_header_without_override_is_mojibake_and_flagged():
+    """What the shipped CDN override exists for: browsers believe the header."""
+    sample = next(s for s in samples() if s.name == "cdn-stale-latin1-header")
+    decoded = decode(sample.body, sample.content_type, sample.url)
+    assert (decoded.encoding, decoded.source) == ("windows-1252", "http-header")
+    assert "Ã¼" in decoded.text and decoded.mojibake_suspected and not decoded.lossy
 
 
 def test_iso_8859_1_header_means_windows_1252_with_the_euro():
