@@ -61,11 +61,12 @@ def run_helm(helm: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
         values_files: Iterable[Path] = (),
         set_values: Mapping[str, Any] = REQUIRED_VALUES,
         extra: Iterable[str] = (),
+        chart: Path = CHART_DIR,
     ) -> subprocess.CompletedProcess[str]:
         args = [str(helm), command]
         if command == "template":
             args.append(RELEASE)
-        args += [str(CHART_DIR), "--kube-version", RENDER_KUBE_VERSION]
+        args += [str(chart), "--kube-version", RENDER_KUBE_VERSION]
         if command == "template":
             args += ["--namespace", "crawl"]
         for path in values_files:

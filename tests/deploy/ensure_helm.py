@@ -42,9 +42,17 @@ def _ldflags() -> str:
     return " ".join(flags)
 
 
-def build_helm(bin_dir: Path = CACHE_BIN) -> Path:
+#: Where Go's official archive installs it, for shells whose PATH lacks it.
+GO_FALLBACKS = (Path("/usr/local/go/bin/go"),)
+
+
+def find_go(fallbacks: tuple[Path, ...] = GO_FALLBACKS) -> str | None:
+    return shutil.which("go") or next((str(p) for p in fallbacks if p.exists()), None)
+
+
+def build_helm(bin_dir: Path = CACHE_BIN, go: str | None = None) -> Path:
     """``go install`` Helm into *bin_dir*; raise HelmUnavailable without Go."""
-    go = shutil.which("go") or ("/usr/local/go/bin/go" if Path("/usr/local/go/bin/go").exists() else None)
+    go = go or find_go()
     if go is None:
         raise HelmUnavailable(
             "helm is not on PATH nor in the cache "

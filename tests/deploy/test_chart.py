@@ -247,3 +247,12 @@ def test_replay_job_runs_replay_with_the_processors_config(all_on_manifests):
     # The Job's pods must not be counted as processor pods by the Service or PDB.
     selector = only(all_on_manifests, "Service")["spec"]["selector"]
     assert not selector.items() <= job["spec"]["template"]["metadata"]["labels"].items()
+
+
+def test_missing_go_is_a_clear_failure_not_a_skip(tmp_path, monkeypatch):
+    from ensure_helm import HelmUnavailable, build_helm, find_go
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert find_go(fallbacks=()) is None
+    with pytest.raises(HelmUnavailable, match="no Go toolchain"):
+        build_helm(tmp_path / "bin", go=find_go(fallbacks=()))

@@ -1,0 +1,70 @@
+"""NOTES.txt: what an operator reads after ``helm install`` must name the real objects.
+
+``helm template`` does not print NOTES.txt and ``helm install --dry-run`` needs
+a cluster, so the notes are rendered through ``tpl`` in a copy of the chart
+with the same values and release context.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from conftest import CHART_DIR, REQUIRED_VALUES, VALUES_ALL_ON, only
+
+NOTES_AS_MANIFEST = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: rendered-notes
+data:
+  notes: {{ tpl (.Files.Get "NOTES.src") . | quote }}
+"""
+
+
+@pytest.fixture(scope="module")
+def render_notes(run_helm, tmp_path_factory):
+    chart = tmp_path_factory.mktemp("notes") / "crawl-decoder"
+    shutil.copytree(CHART_DIR, chart)
+    shutil.copy(chart / "templates" / "NOTES.txt", chart / "NOTES.src")
+    (chart / "templates" / "zz-rendered-notes.yaml").write_text(NOTES_AS_MANIFEST)
+
+    def render(**kwargs):
+        result = run_helm("template", chart=chart, **kwargs)
+        assert result.returncode == 0, result.stderr
+        manifests = [m for m in yaml.safe_load_all(result.stdout) if m]
+        notes = next(m for m in manifests if m["metadata"]["name"] == "rendered-notes")["data"]["notes"]
+        return notes, [m for m in manifests if m["metadata"]["name"] != "rendered-notes"]
+
+    return render
+
+
+def test_notes_tell_how_to_check_it_runs_and_read_metrics(render_notes):
+    notes, manifests = render_notes(set_values=REQUIRED_VALUES)
+    deployment = only(manifests, "Deployment")["metadata"]["name"]
+    service = only(manifests, "Service")
+    port = service["spec"]["ports"][0]["port"]
+    assert f"kubectl -n crawl rollout status deployment/{deployment}" in notes
+    assert f"kubectl -n crawl logs deployment/{deployment}" in notes
+    assert f"port-forward service/{service['metadata']['name']} {port}:{port}" in notes
+    assert f"http://127.0.0.1:{port}/metrics" in notes
+    assert "kafka:9092" in notes and '"crawl.raw"' in notes
+
+
+def test_notes_tell_how_to_replay_quarantine(render_notes):
+    notes, manifests = render_notes(set_values=REQUIRED_VALUES)
+    deployment = only(manifests, "Deployment")["metadata"]["name"]
+    assert f"exec deployment/{deployment} -- crawl-decoder replay --dry-run" in notes
+    assert f"exec deployment/{deployment} -- crawl-decoder overrides report" in notes
+    assert "replay.enabled=true" in notes
+
+
+def test_notes_name_the_running_replay_job_and_autoscaler_when_on(render_notes):
+    notes, manifests = render_notes(values_files=[VALUES_ALL_ON], set_values={})
+    job = only(manifests, "Job")["metadata"]["name"]
+    assert f"job/{job}" in notes
+    assert f"get scaledobject {only(manifests, 'ScaledObject')['metadata']['name']}" in notes
+    assert "(24 partitions)" in notes
+    assert "ServiceMonitor" in notes
