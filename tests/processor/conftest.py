@@ -54,6 +54,12 @@ def raw(url: str, body: bytes, content_type: str | None = "text/html", **extra) 
     return {"url": url, "fetched_at": int(time.time() * 1000), "status": 200, "headers": headers, "body": body, **extra}
 
 
+@pytest.fixture(name="raw")
+def raw_fixture():
+    """``raw(url, body, content_type="text/html", headers=[...], **fields) -> dict``: a RawResponse record."""
+    return raw
+
+
 @pytest.fixture
 def produce(kafka_connection: KafkaConnection, store: SchemaStore):
     """``produce(topic, [(key, record_dict_or_bytes), ...])``: Avro single-object unless bytes are given."""

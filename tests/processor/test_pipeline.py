@@ -5,12 +5,11 @@ from __future__ import annotations
 import gzip
 import random
 
+
 from consumer.samples import samples
 
-from .conftest import raw
 
-
-def corpus(n: int, seed: int = 7) -> list[tuple[bytes, dict | bytes]]:
+def corpus(raw, n: int, seed: int = 7) -> list[tuple[bytes, dict | bytes]]:
     """*n* records: pages in many encodings, with a share of lossy and unreadable ones."""
     rng = random.Random(seed)
     pool = samples()
@@ -26,8 +25,8 @@ def corpus(n: int, seed: int = 7) -> list[tuple[bytes, dict | bytes]]:
     return items
 
 
-def test_thousands_of_records_each_land_exactly_once(settings_for, produce, read_outputs, running_app, topics):
-    items = corpus(3000)
+def test_thousands_of_records_each_land_exactly_once(settings_for, produce, read_outputs, running_app, topics, raw):
+    items = corpus(raw, 3000)
     produce(topics["landing"], items)
     running_app(settings_for())
     found = read_outputs(len(items))
@@ -38,7 +37,7 @@ def test_thousands_of_records_each_land_exactly_once(settings_for, produce, read
     assert {r["key"] for r in found.quarantine if r["reason"] in ("unreadable-record", "unknown-schema")} == poison
 
 
-def test_clean_and_quarantine_records_carry_the_decision(settings_for, produce, read_outputs, running_app, topics):
+def test_clean_and_quarantine_records_carry_the_decision(settings_for, produce, read_outputs, running_app, topics, raw):
     pool = {s.name: s for s in samples()}
     items = [(name.encode(), raw(s.url, s.body, s.content_type)) for name, s in pool.items()]
     produce(topics["landing"], items)
@@ -59,7 +58,7 @@ def test_clean_and_quarantine_records_carry_the_decision(settings_for, produce, 
     assert record["attempt"]["encoding"] == "UTF-8" and record["attempt"]["replacements"] > 0
 
 
-def test_poison_oversize_and_bombs_are_quarantined_with_reasons(settings_for, produce, read_outputs, running_app, topics):
+def test_poison_oversize_and_bombs_are_quarantined_with_reasons(settings_for, produce, read_outputs, running_app, topics, raw):
     limit = 256 * 1024
     items = [
         (b"poison", b"\xc3\x01" + b"\x00" * 8 + b"garbage"),
@@ -84,8 +83,8 @@ def test_poison_oversize_and_bombs_are_quarantined_with_reasons(settings_for, pr
     assert found[b"gzip-ok"][0] == "clean" and found[b"gzip-ok"][1]["text"] == "Grüße"
 
 
-def test_at_least_once_mode_also_delivers_everything(settings_for, produce, read_outputs, running_app, topics):
-    items = corpus(500, seed=3)
+def test_at_least_once_mode_also_delivers_everything(settings_for, produce, read_outputs, running_app, topics, raw):
+    items = corpus(raw, 500, seed=3)
     produce(topics["landing"], items)
     running_app(settings_for(processing_mode="at-least-once"))
     found = read_outputs(len(items))
