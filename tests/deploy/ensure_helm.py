@@ -50,9 +50,8 @@ def find_go(fallbacks: tuple[Path, ...] = GO_FALLBACKS) -> str | None:
     return shutil.which("go") or next((str(p) for p in fallbacks if p.exists()), None)
 
 
-def build_helm(bin_dir: Path = CACHE_BIN, go: str | None = None) -> Path:
-    """``go install`` Helm into *bin_dir*; raise HelmUnavailable without Go."""
-    go = go or find_go()
+def build_helm(bin_dir: Path, go: str | None) -> Path:
+    """``go install`` Helm into *bin_dir* with the *go* binary; raise HelmUnavailable if it is None."""
     if go is None:
         raise HelmUnavailable(
             "helm is not on PATH nor in the cache "
@@ -87,7 +86,7 @@ def find_or_build_helm() -> Path:
     cached = CACHE_BIN / "helm"
     if cached.exists() and _reports_version(cached):
         return cached
-    return build_helm()
+    return build_helm(CACHE_BIN, find_go())
 
 
 if __name__ == "__main__":
