@@ -1,0 +1,157 @@
+"""Labelled detection cases, the API's guarantees, and hostile input."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from conftest import TEXTS, html
+from corpus import decode, encode
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from consumer.decoding.detection import MAX_EXAMINED, TLD_HINTS, Detection, detect
+from consumer.decoding.labels import ENCODINGS
+
+
+def page_in(language: str, encoding: str, repeat: int = 3) -> bytes:
+    body = encode(html(TEXTS[language], repeat), encoding)
+    assert body is not None
+    return body
+
+
+@pytest.mark.parametrize(
+    ("language", "encoding", "tld"),
+    [
+        ("ja", "Shift_JIS", "jp"),
+        ("ja", "Shift_JIS", None),
+        ("ja", "EUC-JP", "jp"),
+        ("ja", "EUC-JP", None),
+        ("ru", "windows-1251", None),
+        ("ru", "windows-1251", "ru"),
+        ("ru", "KOI8-R", None),
+        ("ru", "KOI8-R", "ru"),
+        ("ru", "IBM866", None),
+        ("ru", "ISO-8859-5", None),
+        ("ko", "EUC-KR", None),
+        ("ko", "EUC-KR", "kr"),
+        ("zh_cn", "GBK", None),
+        ("zh_cn", "GBK", "cn"),
+        ("zh_tw", "Big5", None),
+        ("zh_tw", "Big5", "tw"),
+        ("el", "windows-1253", None),
+        ("el", "ISO-8859-7", "gr"),
+        ("pl", "windows-1250", None),
+        ("pl", "ISO-8859-2", "pl"),
+    ],
+)
+def test_hand_written_pages_are_detected(language: str, encoding: str, tld: str | None) -> None:
+    result = detect(page_in(language, encoding), tld)
+    assert result.encoding == encoding
+    assert result.confidence > 0.5
+
+
+def test_koi8_r_and_windows_1251_tell_the_same_text_apart() -> None:
+    assert detect(page_in("ru", "KOI8-R")).encoding == "KOI8-R"
+    assert detect(page_in("ru", "windows-1251")).encoding == "windows-1251"
+
+
+def test_big5_and_gbk_tell_chinese_pages_apart_even_against_the_hint() -> None:
+    # A hint is a prior, not an override: a page that only Big5 decodes sensibly stays Big5 on .cn.
+    assert detect(page_in("zh_tw", "Big5"), "cn").encoding == "Big5"
+    assert detect(page_in("zh_cn", "GBK"), "tw").encoding == "GBK"
+
+
+def test_short_snippet_is_detected() -> None:
+    body = encode("<p>Москва — столица России.</p>", "windows-1251")
+    assert detect(body).encoding == "windows-1251"
+
+
+def test_gb18030_four_byte_sequences_name_gb18030() -> None:
+    body = html(TEXTS["zh_cn"] + " 😀").encode("gb18030")
+    assert detect(body).encoding == "gb18030"
+
+
+def test_iso_2022_jp_escape_sequences() -> None:
+    body = html(TEXTS["ja"]).encode("iso2022_jp")
+    assert b"\x1b$B" in body and body.isascii()
+    assert detect(body) == Detection("ISO-2022-JP", 0.99)
+
+
+def test_ascii_only_body_takes_the_hinted_or_default_encoding() -> None:
+    assert detect(b"<html><body>plain</body></html>") == Detection("windows-1252", 1.0)
+    assert detect(b"<html><body>plain</body></html>", "jp") == Detection("Shift_JIS", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("body", "tld", "expected"),
+    [
+        # 0xB0A1 is the first syllable of KS X 1001 and the first hanzi of GB 2312: both common.
+        (b"<p>\xb0\xa1</p>", "kr", "EUC-KR"),
+        (b"<p>\xb0\xa1</p>", "cn", "GBK"),
+        # "Café" decodes alike in windows-1250 and windows-1252.
+        (b"<p>Caf\xe9</p>", None, "windows-1252"),
+        (b"<p>Caf\xe9</p>", "pl", "windows-1250"),
+    ],
+)
+def test_tld_hint_decides_a_truly_ambiguous_body(body: bytes, tld: str | None, expected: str) -> None:
+    assert detect(body, tld).encoding == expected
+
+
+def test_tld_hint_accepts_a_dotted_or_uppercase_domain() -> None:
+    assert detect(b"<p>\xb0\xa1</p>", ".KR").encoding == "EUC-KR"
+    assert detect(b"<p>\xb0\xa1</p>", "example.co.kr").encoding == "EUC-KR"
+
+
+def test_every_hinted_encoding_is_a_whatwg_name() -> None:
+    assert {encoding for hinted in TLD_HINTS.values() for encoding in hinted} <= set(ENCODINGS)
+
+
+def test_only_the_examined_prefix_counts() -> None:
+    body = page_in("ru", "windows-1251", repeat=600)
+    assert len(body) > MAX_EXAMINED
+    junk = bytes(range(0x80, 0x100)) * 4000
+    assert detect(body[:MAX_EXAMINED] + junk) == detect(body[:MAX_EXAMINED])
+
+
+def test_a_character_cut_at_the_examined_limit_is_not_an_error() -> None:
+    body = page_in("ja", "Shift_JIS", repeat=600)
+    for cut in range(MAX_EXAMINED - 3, MAX_EXAMINED + 1):
+        assert detect(body[:cut] + body[MAX_EXAMINED:]).encoding == "Shift_JIS"
+
+
+def test_the_page_decodes_to_its_text() -> None:
+    text = html(TEXTS["ru"])
+    body = encode(text, "KOI8-R")
+    assert decode(body, detect(body).encoding) == text
+
+
+def test_clear_page_is_confident_and_noise_is_not() -> None:
+    assert detect(page_in("ru", "windows-1251")).confidence > 0.9
+    noise = bytes((i * 2654435761 >> 7) & 0xFF for i in range(4096))
+    assert detect(noise).confidence < 0.5
+
+
+def test_detection_is_an_immutable_value() -> None:
+    result = detect(page_in("ru", "windows-1251"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.encoding = "UTF-8"  # type: ignore[misc]
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.binary(max_size=3000), tld=st.none() | st.text(max_size=12))
+def test_never_raises_and_answers_a_whatwg_name(body: bytes, tld: str | None) -> None:
+    result = detect(body, tld)
+    assert result.encoding in ENCODINGS
+    assert 0.0 <= result.confidence <= 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    text=st.text(alphabet=st.characters(min_codepoint=0x400, max_codepoint=0x44F) | st.sampled_from(" .,"), min_size=1),
+    encoding=st.sampled_from(["windows-1251", "KOI8-R", "IBM866", "ISO-8859-5", "x-mac-cyrillic"]),
+)
+def test_arbitrary_cyrillic_letters_give_a_valid_answer(text: str, encoding: str) -> None:
+    result = detect(encode(text, encoding) or b"", "ru")
+    assert result.encoding in ENCODINGS
+    assert 0.0 <= result.confidence <= 1.0
