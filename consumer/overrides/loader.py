@@ -113,7 +113,7 @@ class _Check:
         self.problems.append(Problem(node.start_mark.line + 1, message))
 
     def document(self, root: Node | None) -> tuple[list[tuple[Override, int]], ExpiredPolicy]:
-        if root is None or (isinstance(root, ScalarNode) and root.tag == _NULL_TAG):
+        if root is None or _is_null(root):
             return [], ExpiredPolicy.APPLY
         if not isinstance(root, MappingNode):
             self.error(root, "the file must be a mapping with an 'overrides:' list (and optional 'settings:')")
