@@ -96,6 +96,8 @@ class TestRouting:
         )
         assert other == 1000 - LABEL_LIMITS["encoding"]
         assert value(metrics, "crawl_decoder_label_values_folded_total", label="encoding") == other
+        # The per-record fast path caches labelled children; it must be bounded the same way.
+        assert len(metrics._routed) <= LABEL_LIMITS["encoding"]
 
     def test_a_value_already_admitted_keeps_its_label_after_the_limit(self, metrics):
         metrics.record_quarantine("undecodable")
