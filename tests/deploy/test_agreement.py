@@ -23,7 +23,7 @@ from consumer.kafka.config import ENV_VARS as KAFKA_ENV_VARS
 from consumer.settings import DEFAULT_CONFIG_PATH, ENV_PREFIX, Settings
 
 #: Settings every replica gets from elsewhere than the config file.
-FROM_ENVIRONMENT = {"transactional_id", "schemas_dir"}
+FROM_ENVIRONMENT = {"transactional_id", "schemas_dir", "overrides_path"}
 
 
 def _defaults() -> Settings:
@@ -102,7 +102,7 @@ def test_config_file_is_mounted_where_the_processor_looks(manifests):
 
 
 def test_overrides_file_is_mounted_as_a_directory_where_the_processor_looks(manifests):
-    overrides_path = yaml_settings(manifests)["overrides_path"]
+    overrides_path = env_of(_container(manifests))[ENV_PREFIX + "OVERRIDES_PATH"]["value"]
     assert overrides_path == _defaults().overrides_path
     name, key = _mounted_files(manifests)[overrides_path]
     assert name.endswith("-overrides") and key == "overrides.yaml"
@@ -118,7 +118,11 @@ def test_rendered_config_loads_with_the_processors_loader(manifests, tmp_path):
 def test_chart_defaults_are_the_processors_defaults(default_manifests, tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(_configmap(default_manifests, "-settings")["data"]["config.yaml"])
-    loaded = Settings.load(path, environ={"CRAWL_DECODER_TRANSACTIONAL_ID": "agreement-test"})
+    environ = {
+        e["name"]: e.get("value", "agreement-test") for e in _container(default_manifests)["env"]
+        if e["name"].startswith(ENV_PREFIX)
+    }
+    loaded = Settings.load(path, environ=environ)
     written = set(yaml_settings(default_manifests))
     assert written == {f.name for f in dataclasses.fields(Settings)} - FROM_ENVIRONMENT
     assert loaded == _defaults()

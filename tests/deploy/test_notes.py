@@ -57,7 +57,7 @@ def test_notes_tell_how_to_replay_quarantine(render_notes):
     notes, manifests = render_notes(set_values=REQUIRED_VALUES)
     deployment = only(manifests, "Deployment")["metadata"]["name"]
     assert f"exec deployment/{deployment} -- crawl-decoder replay --dry-run" in notes
-    assert f"exec deployment/{deployment} -- crawl-decoder overrides report" in notes
+    assert f"exec deployment/{deployment} -- crawl-decoder overrides due" in notes
     assert "replay.enabled=true" in notes
 
 

@@ -101,6 +101,10 @@ existing Secrets by reference, never as values.
 {{- define "crawl-decoder.env" -}}
 - name: CRAWL_DECODER_CONFIG
   value: {{ include "crawl-decoder.configDir" . }}/config.yaml
+# In the environment rather than config.yaml so that `crawl-decoder overrides
+# due`/`recheck` run with kubectl exec find the same file as the processor.
+- name: CRAWL_DECODER_OVERRIDES_PATH
+  value: {{ include "crawl-decoder.configDir" . }}/overrides.yaml
 # The pod name is unique among live pods and survives container restarts, so a
 # restarted processor fences its predecessor's open transaction at once.
 - name: CRAWL_DECODER_TRANSACTIONAL_ID
