@@ -195,3 +195,41 @@ def test_every_subcommand_the_chart_uses_exists():
             parser.parse_args(list(words) + ["--help"])
         except SystemExit as exit_:
             assert exit_.code == 0, f"`crawl-decoder {' '.join(words)}` is not a command"
+
+
+# -- the processor's HTTP server answers what the chart asks ------------------------------------------------
+
+
+@pytest.fixture
+def health_server():
+    from consumer.observability.health import HealthServer
+    from consumer.observability.metrics import Metrics
+
+    server = HealthServer(0, Metrics(), is_alive=lambda: True, is_ready=lambda: True, host="127.0.0.1")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _get(server, path: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=10) as response:
+            return response.status, response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+
+
+def test_processors_server_answers_every_path_the_chart_probes_and_scrapes(all_on_manifests, health_server):
+    container = _container(all_on_manifests)
+    paths = {container[probe]["httpGet"]["path"] for probe in ("livenessProbe", "readinessProbe", "startupProbe")}
+    paths |= {e["path"] for e in only(all_on_manifests, "ServiceMonitor")["spec"]["endpoints"]}
+    assert paths == {"/healthz", "/readyz", "/metrics"}
+    for path in sorted(paths):
+        status, _ = _get(health_server, path)
+        assert status == 200, f"{path} answered {status}"
+    assert _get(health_server, "/no-such-path")[0] == 404
