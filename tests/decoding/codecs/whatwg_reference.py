@@ -52,10 +52,15 @@ def gb18030_ranges_code_point(pointer: int) -> int | None:
         return None
     if pointer == 7457:
         return 0xE7C7
+    pointers, code_points = _gb18030_ranges()
+    at = bisect_right(pointers, pointer) - 1
+    return code_points[at] + pointer - pointers[at]
+
+
+@cache
+def _gb18030_ranges() -> tuple[list[int], list[int]]:
     ranges = sorted(read_index("gb18030-ranges").items())
-    at = bisect_right([p for p, _ in ranges], pointer) - 1
-    offset, code_point_offset = ranges[at]
-    return code_point_offset + pointer - offset
+    return [p for p, _ in ranges], [c for _, c in ranges]
 
 
 def gb18030_four_bytes(pointer: int) -> bytes:

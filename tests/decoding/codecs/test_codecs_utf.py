@@ -1,0 +1,74 @@
+"""UTF-8 and UTF-16 (Python's codecs) against literal transcriptions of the
+standard's decoders, exhaustively over short sequences of telling bytes."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from whatwg_reference import spec_utf8_decode, spec_utf16_decode
+
+from consumer.decoding.codecs import decode_bytes, decode_strict
+
+# Every byte class the UTF-8 decoder distinguishes, at its boundaries.
+UTF8_BYTES = bytes(
+    [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF]
+    + [0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+)
+
+# Fewer, for four-byte sequences: one byte per class boundary that matters there.
+UTF8_BYTES_SHORT = bytes([0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF])
+
+
+def check_utf8(data: bytes) -> None:
+    expected = spec_utf8_decode(data)
+    assert decode_bytes("UTF-8", data) == expected, data.hex()
+    assert decode_strict("UTF-8", data) == (expected[0] if expected[1] == 0 else None), data.hex()
+
+
+def test_utf8_every_one_and_two_byte_sequence() -> None:
+    for pair in itertools.product(range(256), repeat=2):
+        check_utf8(bytes(pair))
+    for byte in range(256):
+        check_utf8(bytes((byte,)))
+
+
+def test_utf8_sequences_of_telling_bytes() -> None:
+    for sequence in itertools.product(UTF8_BYTES, repeat=3):
+        check_utf8(bytes(sequence))
+    for sequence in itertools.product(UTF8_BYTES_SHORT, repeat=4):
+        check_utf8(bytes(sequence))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40))
+def test_utf8_random(data: bytes) -> None:
+    check_utf8(data)
+
+
+UNITS = [0x0041, 0x00D8, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xFFFD, 0xFEFF]
+
+
+@pytest.mark.parametrize("encoding", ["UTF-16LE", "UTF-16BE"])
+def test_utf16_units_and_odd_tails(encoding: str) -> None:
+    big_endian = encoding == "UTF-16BE"
+    order = "big" if big_endian else "little"
+    for count in range(4):
+        for units in itertools.product(UNITS, repeat=count):
+            body = b"".join(unit.to_bytes(2, order) for unit in units)
+            for tail in (b"", b"\x41", b"\xd8", b"\xdc"):
+                data = body + tail
+                expected = spec_utf16_decode(data, big_endian)
+                assert decode_bytes(encoding, data) == expected, data.hex()
+                strict = expected[0] if expected[1] == 0 else None
+                assert decode_strict(encoding, data) == strict, data.hex()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0x00, 0x41, 0xD8, 0xDB, 0xDC, 0xDF, 0xFD, 0xFF]), max_size=24))
+def test_utf16_random(byte_list: list[int]) -> None:
+    data = bytes(byte_list)
+    for encoding, big_endian in (("UTF-16LE", False), ("UTF-16BE", True)):
+        assert decode_bytes(encoding, data) == spec_utf16_decode(data, big_endian)
