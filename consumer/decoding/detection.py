@@ -56,6 +56,8 @@ MAX_EXAMINED = 64 * 1024
 WINDOW = 4 * 1024
 #: A window with fewer high bytes than this grows (up to MAX_EXAMINED).
 MIN_HIGH_BYTES = 256
+#: Bytes of the window checked for script mixing (bounds that check's cost).
+MIXING_SAMPLE = 8 * 1024
 DEFAULT_ENCODING = "windows-1252"
 
 
@@ -133,8 +135,8 @@ PRIORS: dict[str, float] = {
     "gb18030": -2.0,
     "KOI8-R": -1.5,
     "KOI8-U": -2.0,
-    "IBM866": -2.5,
-    "x-mac-cyrillic": -3.0,
+    "IBM866": -3.5,
+    "x-mac-cyrillic": -4.0,
     "ISO-8859-2": -2.0,
     "ISO-8859-5": -2.0,
     "ISO-8859-6": -2.0,
@@ -269,7 +271,36 @@ def _scores(window: bytes, high: bytes, whole: bool, hint: str | None) -> tuple[
         characters = Counter(_ASCII_RUN.sub("", text))
         likelihood = max(_text_likelihood(characters, language) for language in LANGUAGES[encoding])
         scores[encoding] = likelihood + PRIORS.get(encoding, _OTHER_PRIOR) + bonus[encoding]
+    _penalise_script_mixing(scores, window[:MIXING_SAMPLE])
     return scores, texts
+
+
+def _penalise_script_mixing(scores: dict[str, float], sample: bytes) -> None:
+    """Lower the leading single-byte scores by their script-mixing penalty.
+
+    A penalty only lowers a score, so candidates are visited best first and the
+    visit stops at the first whose unpenalised score cannot beat the best
+    penalised one: usually after one to three.  The scores of candidates never
+    visited stay upper bounds, which only matters to confidence, negligibly.
+    """
+    best = -math.inf
+    for encoding in sorted(scores, key=scores.__getitem__, reverse=True):
+        if scores[encoding] <= best:
+            return
+        if encoding in _MIXING_CLASSES:
+            scores[encoding] += _mixed_script_penalty(encoding, sample)
+        best = max(best, scores[encoding])
+
+
+def _mixed_script_penalty(encoding: str, sample: bytes) -> float:
+    """Log-penalty for letters of a non-Latin script touching ASCII letters ("chвteau").
+
+    A unigram model cannot see that French "château" read as windows-1251 puts
+    a Cyrillic letter inside a Latin word; chardetng penalises the same
+    script mixing.  Counted with two substring counts over a class string.
+    """
+    marked = sample.translate(_MIXING_CLASSES[encoding])
+    return _LOGP_MIXED_SCRIPT * (marked.count(b"an") + marked.count(b"na"))
 
 
 def _decodes(data: bytes, encoding: str, whole: bool) -> str | None:
@@ -320,16 +351,21 @@ def _decodes_alike(first: str, second: str, texts: dict[str, str], present: list
 # -- the character model ------------------------------------------------------
 
 # Log-probabilities for characters a language's counts do not cover.
-_LOGP_PUNCTUATION = math.log(1e-4)  # typography any language's pages use
+_LOGP_PUNCTUATION = math.log(1e-3)  # typography any language's pages use
 _LOGP_SAME_SCRIPT = math.log(1e-5)  # a rare letter of the language's own script
 _LOGP_SYMBOL = math.log(1e-6)
 _LOGP_FOREIGN_LETTER = math.log(1e-7)
 _LOGP_CONTROL = math.log(1e-10)  # C1 controls, unmapped bytes: practically never text
+_LOGP_QUOTE = math.log(1e-4)  # single quotes: also where ISO-8859-7 has them and windows-1253 has Ά
+_LOGP_MIXED_SCRIPT = math.log(3e-4)  # per non-Latin letter touching an ASCII letter: rare in real text
 _COMMON_IDEOGRAPH_MASS = 0.3  # share of a CJK text's characters from its common set that the counts miss
 _SEEN_WEIGHT = 0.95
 
+_QUOTES = frozenset("‘’‚‹›")
+_LOGP_MARKS = math.log(5e-3)  # ©, ® and ™ stand in page footers everywhere
+_MARKS = frozenset("©®™")
 _PUNCTUATION = frozenset(
-    "\xa0«»‹›–—‐‑―…“”„‘’‚•·©®™°×§€£¥№"
+    "\xa0«»–—‐‑―…“”„•·°×§€£¥№"
     + "".join(chr(c) for c in range(0x3000, 0x3040))  # CJK symbols and punctuation
     + "".join(chr(c) for c in range(0xFF01, 0xFF5F))  # full-width ASCII forms
 )
@@ -378,6 +414,10 @@ def _unseen_logp(language: str, char: str) -> float:
         return math.log(0.1 * counts[lower] / _TOTALS[language])
     if char in _PUNCTUATION:
         return _LOGP_PUNCTUATION
+    if char in _QUOTES:
+        return _LOGP_QUOTE
+    if char in _MARKS:
+        return _LOGP_MARKS
     common = _COMMON.get(language)
     if common and char in common:
         return math.log((1 - _SEEN_WEIGHT + _COMMON_IDEOGRAPH_MASS * _SEEN_WEIGHT) / len(common))
@@ -412,4 +452,21 @@ _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     ]
     for encoding, languages in LANGUAGES.items()
     if encoding in SINGLE_BYTE
+}
+
+
+def _mixing_classes(encoding: str) -> bytes | None:
+    """A translate table: ASCII letters to "a", the encoding's non-Latin letters to "n", the rest to "."."""
+    table = bytearray(b"." * 256)
+    for byte in range(0x80):
+        if chr(byte).isalpha():
+            table[byte] = ord("a")
+    for index, char in enumerate(SINGLE_BYTE[encoding]):
+        if unicodedata.category(char)[0] == "L" and _script(char) != "LATIN":
+            table[0x80 + index] = ord("n")
+    return bytes(table) if b"n" in table else None
+
+
+_MIXING_CLASSES = {
+    encoding: classes for encoding in _SINGLE_BYTE_TABLES if (classes := _mixing_classes(encoding)) is not None
 }
