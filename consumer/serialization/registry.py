@@ -19,7 +19,7 @@ from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 
 from ..exceptions import ConfigError
-from .exceptions import RegistryError, UnknownSchemaError
+from .exceptions import RegistryError, SchemaDefinitionError, UnknownSchemaError
 from .schemas import SchemaStore, StoredSchema
 
 _SCHEMES = ("http", "https", "mock")
@@ -107,7 +107,11 @@ class SchemaRegistry:
                 f"schema id {schema_id} is a {fetched.schema_type} schema, not Avro", schema_id=schema_id
             )
         references = self._references(fetched, schema_id)
-        return store.register_writer(fetched.schema_str, registry_id=schema_id, references=references)
+        try:
+            return store.register_writer(fetched.schema_str, registry_id=schema_id, references=references)
+        except SchemaDefinitionError as exc:
+            # Not our configuration's fault: this message's writer schema is unusable.
+            raise UnknownSchemaError(f"schema id {schema_id} is not a usable Avro schema: {exc}", schema_id=schema_id) from exc
 
     def _references(self, schema: Schema, schema_id: int, seen: set | None = None) -> list[str]:
         """Schema strings *schema* references, dependencies first (each once)."""
@@ -135,9 +139,7 @@ class SchemaRegistry:
                     f"schema registry has no schema id {schema_id}: {exc}", schema_id=schema_id
                 ) from exc
             raise RegistryError(f"schema registry {method.__name__} failed: {exc}") from exc
-        except ConfigError:
-            raise
-        except Exception as exc:  # the HTTP client's own errors (connect, timeout, TLS...)
+        except Exception as exc:  # the HTTP client's own errors (connect, timeout, TLS...) vary by version
             raise RegistryError(f"schema registry {method.__name__} failed: {exc!r}") from exc
 
 

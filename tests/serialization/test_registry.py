@@ -188,3 +188,11 @@ def _decoded():
     from serialization_samples import decoded_record
 
     return decoded_record()
+
+
+def test_invalid_writer_schema_in_the_registry_is_unknown(store, registry):
+    # A type name defined nowhere; the in-memory registry does not check, fastavro does.
+    bad = {"type": "record", "name": "Bad", "fields": [{"name": "a", "type": "NoSuchType"}]}
+    schema_id = registry.client.register_schema("bad-value", Schema(json.dumps(bad), "AVRO"))
+    with pytest.raises(UnknownSchemaError, match=f"schema id {schema_id} is not a usable Avro schema"):
+        AvroDeserializer(store, "RawResponse", registry)(confluent_header(schema_id) + b"\x00")
