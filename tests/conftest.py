@@ -58,7 +58,9 @@ def _created_topics(kafka_connection: KafkaConnection, local_broker: LocalBroker
     yield names
     if local_broker is None and names:
         # Best effort: an external cluster should not collect uuid topics from every test run.
-        for future in make_admin(kafka_connection).delete_topics(names, operation_timeout=30).values():
+        # Keep the admin referenced until the futures resolve: a destroyed handle cancels them.
+        admin = make_admin(kafka_connection)
+        for future in admin.delete_topics(names, operation_timeout=30).values():
             future.exception(timeout=60)
 
 

@@ -13,6 +13,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from .exceptions import DevBrokerError
@@ -57,7 +58,7 @@ _POM = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def cache_root(environ: os._Environ[str] | dict[str, str] = os.environ) -> Path:
+def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
     """``$XDG_CACHE_HOME/crawl-decoder``, else ``~/.cache/crawl-decoder`` (XDG Base Directory)."""
     base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "crawl-decoder"
