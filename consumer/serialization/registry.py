@@ -111,7 +111,9 @@ class SchemaRegistry:
             return store.register_writer(fetched.schema_str, registry_id=schema_id, references=references)
         except SchemaDefinitionError as exc:
             # Not our configuration's fault: this message's writer schema is unusable.
-            raise UnknownSchemaError(f"schema id {schema_id} is not a usable Avro schema: {exc}", schema_id=schema_id) from exc
+            raise UnknownSchemaError(
+                f"schema id {schema_id} is not a usable Avro schema: {exc}", schema_id=schema_id
+            ) from exc
 
     def _references(self, schema: Schema, schema_id: int, seen: set | None = None) -> list[str]:
         """Schema strings *schema* references, dependencies first (each once)."""
@@ -125,6 +127,12 @@ class SchemaRegistry:
             registered = self._call(
                 self.client.get_version, reference.subject, reference.version, schema_id=schema_id
             )
+            if registered is None:  # the in-memory client answers None where a server answers 404
+                raise UnknownSchemaError(
+                    f"schema id {schema_id} references {reference.subject} version {reference.version},"
+                    " which the registry does not have",
+                    schema_id=schema_id,
+                )
             out.extend(self._references(registered.schema, schema_id, seen))
             out.append(registered.schema.schema_str)
         return out

@@ -52,7 +52,7 @@ class StoredSchema:
 
     @property
     def fingerprint_hex(self) -> str:
-        """The fingerprint as 16 hex digits of its big-endian value (as Java's ``long`` prints it)."""
+        """The fingerprint as 16 hex digits, most significant first (the wire order is the reverse)."""
         return f"{self.fingerprint:016x}"
 
 

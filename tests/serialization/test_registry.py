@@ -196,3 +196,14 @@ def test_invalid_writer_schema_in_the_registry_is_unknown(store, registry):
     schema_id = registry.client.register_schema("bad-value", Schema(json.dumps(bad), "AVRO"))
     with pytest.raises(UnknownSchemaError, match=f"schema id {schema_id} is not a usable Avro schema"):
         AvroDeserializer(store, "RawResponse", registry)(confluent_header(schema_id) + b"\x00")
+
+
+def test_missing_reference_is_unknown(store, registry):
+    writer = load_avsc("raw_response")
+    writer["fields"].append({"name": "tls", "type": ["null", "org.crawler.TlsInfo"], "default": None})
+    schema_id = registry.client.register_schema(
+        "crawl.raw-value",
+        Schema(json.dumps(writer), "AVRO", [SchemaReference("org.crawler.TlsInfo", "org.crawler.TlsInfo", 3)]),
+    )
+    with pytest.raises(UnknownSchemaError, match="references org.crawler.TlsInfo version 3"):
+        AvroDeserializer(store, "RawResponse", registry)(confluent_header(schema_id) + b"\x00")
