@@ -62,7 +62,7 @@ def build_helm(bin_dir: Path, go: str | None) -> Path:
     env = dict(os.environ, GOBIN=str(bin_dir), CGO_ENABLED="0")
     result = subprocess.run(
         [go, "install", "-trimpath", f"-ldflags={_ldflags()}", f"{HELM_MODULE}/cmd/helm@{HELM_VERSION}"],
-        env=env, capture_output=True, text=True, timeout=1800,
+        env=env, capture_output=True, text=True, timeout=850,  # under pytest-timeout's 900 s
     )
     if result.returncode != 0:
         raise HelmUnavailable(f"go install of helm {HELM_VERSION} failed:\n{result.stderr[-4000:]}")

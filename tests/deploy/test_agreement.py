@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 import pytest
 import yaml
 
-from conftest import CHART_DIR, REPO_ROOT, env_of, of_kind, only
+from deploy_support import CHART_DIR, REPO_ROOT, env_of, of_kind, only
 from consumer import settings as settings_module
 from consumer.kafka.config import ENV_VARS as KAFKA_ENV_VARS
 from consumer.settings import DEFAULT_CONFIG_PATH, ENV_PREFIX, Settings

@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from conftest import REPO_ROOT
+from deploy_support import REPO_ROOT
 from dockerfile import parse
 
 #: Packages and commands that mean a compiler toolchain is being installed.

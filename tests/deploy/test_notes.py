@@ -12,7 +12,7 @@ import shutil
 import pytest
 import yaml
 
-from conftest import CHART_DIR, REQUIRED_VALUES, VALUES_ALL_ON, only
+from deploy_support import CHART_DIR, REQUIRED_VALUES, VALUES_ALL_ON, only
 
 NOTES_AS_MANIFEST = """\
 apiVersion: v1

@@ -7,7 +7,7 @@ Kubernetes API).
 
 from __future__ import annotations
 
-from conftest import only, pod_specs
+from deploy_support import only, pod_specs
 
 
 def test_every_pod_runs_as_non_root_with_runtime_default_seccomp(manifests):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import VALUES_ALL_ON
+from deploy_support import VALUES_ALL_ON
 
 SCHEMA_ERROR = "values don't meet the specifications of the schema"
 BOOTSTRAP = {"kafka": {"bootstrapServers": "kafka:9092"}}
