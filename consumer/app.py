@@ -221,7 +221,8 @@ class App:
 
     def _overrides_reloaded(self, new, old) -> None:
         self._table = self._active_table()
-        self.metrics.overrides_reloaded(True)
+        self.shadow.retain(new.overrides)  # counters of overrides that are gone would never be read again
+        self.metrics.overrides_reloaded(True, loaded=len(new))
         self.log.info("overrides reloaded", overrides=len(new), digest=new.digest[:12], previous=old.digest[:12])
 
     def _overrides_rejected(self, error) -> None:
