@@ -101,7 +101,9 @@ class SchemaRegistry:
         known = store.by_registry_id(schema_id)
         if known is not None:
             return known
-        fetched = self._call(self.client.get_schema, schema_id, schema_id=schema_id)
+        fetched = self._call(
+            self.client.get_schema, schema_id, missing=f"schema registry has no schema id {schema_id}", schema_id=schema_id
+        )
         if (fetched.schema_type or "AVRO") != "AVRO":
             raise UnknownSchemaError(
                 f"schema id {schema_id} is a {fetched.schema_type} schema, not Avro", schema_id=schema_id
@@ -124,28 +126,28 @@ class SchemaRegistry:
             if key in seen:
                 continue
             seen.add(key)
-            registered = self._call(
-                self.client.get_version, reference.subject, reference.version, schema_id=schema_id
+            missing = (
+                f"schema id {schema_id} references {reference.subject} version {reference.version},"
+                " which the registry does not have"
             )
-            if registered is None:  # the in-memory client answers None where a server answers 404
-                raise UnknownSchemaError(
-                    f"schema id {schema_id} references {reference.subject} version {reference.version},"
-                    " which the registry does not have",
-                    schema_id=schema_id,
-                )
+            registered = self._call(
+                self.client.get_version, reference.subject, reference.version, missing=missing, schema_id=schema_id
+            )
+            if registered is None:  # some client versions answer None rather than raise 404
+                raise UnknownSchemaError(missing, schema_id=schema_id)
             out.extend(self._references(registered.schema, schema_id, seen))
             out.append(registered.schema.schema_str)
         return out
 
     @staticmethod
-    def _call(method, *args, schema_id: int | None = None):
+    def _call(method, *args, missing: str | None = None, schema_id: int | None = None):
+        """*method(*args)*; "not found" becomes UnknownSchemaError(*missing*) where
+        that is the message's fault, any other failure RegistryError."""
         try:
             return method(*args)
         except SchemaRegistryError as exc:
-            if exc.http_status_code == _NOT_FOUND and schema_id is not None:
-                raise UnknownSchemaError(
-                    f"schema registry has no schema id {schema_id}: {exc}", schema_id=schema_id
-                ) from exc
+            if exc.http_status_code == _NOT_FOUND and missing is not None:
+                raise UnknownSchemaError(f"{missing}: {exc}", schema_id=schema_id) from exc
             raise RegistryError(f"schema registry {method.__name__} failed: {exc}") from exc
         except Exception as exc:  # the HTTP client's own errors (connect, timeout, TLS...) vary by version
             raise RegistryError(f"schema registry {method.__name__} failed: {exc!r}") from exc
