@@ -102,11 +102,11 @@ def test_lint_fails_without_bootstrap_servers(run_helm):
 
 @pytest.mark.parametrize("values", [
     {**BOOTSTRAP, "settings": {"processingMode": "at-least-once"}},
-    {"kafka": {"bootstrapServers": "a:9092,b:9092", "landingTopicPartitions": 6}, "replicaCount": 6},
+    {"kafka": {"bootstrapServers": "a:9092,[fd00::1]:9092", "landingTopicPartitions": 6}, "replicaCount": 6},
     _override(owner=None, ticket="CRAWL-1"),
     {"kafka": {"bootstrapServers": "kafka:9093", "securityProtocol": "SSL",
                "tls": {"existingSecret": "kafka-ca", "caKey": "ca.crt"}}},
-], ids=["at-least-once", "replicas equal to partitions", "override with a ticket only", "TLS without SASL"])
+], ids=["at-least-once", "replicas equal to partitions, IPv6 broker", "override with a ticket only", "TLS without SASL"])
 def test_schema_accepts_good_variations(run_helm, tmp_path, values):
     result = _template(run_helm, tmp_path, values)
     assert result.returncode == 0, result.stderr
