@@ -101,9 +101,8 @@ class SchemaRegistry:
         known = store.by_registry_id(schema_id)
         if known is not None:
             return known
-        fetched = self._call(
-            self.client.get_schema, schema_id, missing=f"schema registry has no schema id {schema_id}", schema_id=schema_id
-        )
+        missing = f"schema registry has no schema id {schema_id}"
+        fetched = self._call(self.client.get_schema, schema_id, missing=missing, schema_id=schema_id)
         if (fetched.schema_type or "AVRO") != "AVRO":
             raise UnknownSchemaError(
                 f"schema id {schema_id} is a {fetched.schema_type} schema, not Avro", schema_id=schema_id

@@ -181,12 +181,15 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("make", "error"), [(make, error) for _, make, error in ERRORS], ids=[e[0] for e in ERRORS])
+REASONS = {CorruptRecordError: "unreadable-record", UnknownSchemaError: "unknown-schema"}
+
+
+@pytest.mark.parametrize(("make", "error"), [row[1:] for row in ERRORS], ids=[row[0] for row in ERRORS])
 def test_deserializer_errors(store, make, error):
     with pytest.raises(error) as caught:
         AvroDeserializer(store, "RawResponse")(make(_valid(store)))
     assert isinstance(caught.value, SerializationError)
-    assert caught.value.reason == {CorruptRecordError: "unreadable-record", UnknownSchemaError: "unknown-schema"}[error]
+    assert caught.value.reason == REASONS[error]
 
 
 def test_corrupt_payload_keeps_the_fastavro_cause(store):

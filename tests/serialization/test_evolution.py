@@ -119,7 +119,8 @@ def test_our_records_read_by_an_older_reader(store):
 def test_writer_missing_a_required_field_is_incompatible(store):
     broken = _without(load_avsc("raw_response"), "status")
     record = {key: value for key, value in raw_record().items() if key != "status"}
-    with pytest.raises(IncompatibleSchemaError, match="cannot be resolved into io.crawldecoder.v1.RawResponse") as caught:
+    expected = "cannot be resolved into io.crawldecoder.v1.RawResponse"
+    with pytest.raises(IncompatibleSchemaError, match=expected) as caught:
         AvroDeserializer(store, "RawResponse")(_single_object(store, broken, record))
     assert caught.value.reason == "incompatible-schema"
 

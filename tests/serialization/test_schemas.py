@@ -10,7 +10,13 @@ from avro_spec import canonical_form, rabin64
 from fastavro import parse_schema
 from serialization_samples import REPO_SCHEMAS, load_avsc
 
-from consumer.serialization import SCHEMAS_DIR_ENV, SchemaDefinitionError, SchemaStore, UnknownSchemaError, schemas_dir
+from consumer.serialization import (
+    SCHEMAS_DIR_ENV,
+    SchemaDefinitionError,
+    SchemaStore,
+    UnknownSchemaError,
+    schemas_dir,
+)
 
 FILES = {
     "raw_response": "io.crawldecoder.v1.RawResponse",
@@ -200,7 +206,8 @@ def test_store_errors(tmp_path):
 
 def test_files_load_in_any_order(tmp_path):
     # Names sorted so the file defining Header comes last: rounds must still resolve it.
-    for file, target in (("raw_response", "z.avsc"), ("decoded_response", "a.avsc"), ("quarantined_response", "b.avsc")):
+    targets = {"raw_response": "z.avsc", "decoded_response": "a.avsc", "quarantined_response": "b.avsc"}
+    for file, target in targets.items():
         (tmp_path / target).write_text((REPO_SCHEMAS / f"{file}.avsc").read_text())
     loaded = SchemaStore(tmp_path)
     assert loaded.reader_names() == sorted(FILES.values())
