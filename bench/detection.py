@@ -78,7 +78,11 @@ def main() -> None:
     parser.add_argument("--per-encoding", type=int, default=12)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
+    print("Pages of 1-50 KiB:")
     accuracy(corpus(args.per_encoding, args.seed))
+    print("\nShort pages (150-700 bytes: a title and a few sentences):")
+    accuracy(corpus(args.per_encoding, args.seed + 1, min_size=150, max_size=700))
+    print()
     speed(args.seed)
 
 
