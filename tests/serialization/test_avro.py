@@ -213,3 +213,13 @@ def test_reading_with_a_different_reader_schema_name(store):
     with pytest.raises(SerializationError) as caught:
         AvroDeserializer(store, "RawResponse")(data)
     assert caught.value.reason == "incompatible-schema"
+
+
+def test_writer_schema_of_a_message(store, registry):
+    deserializer = AvroDeserializer(store, "RawResponse", registry)
+    single = AvroSerializer(store, "RawResponse")(raw_record())
+    confluent = AvroSerializer(store, "DecodedResponse", registry, "crawl.clean-value")(SAMPLES["DecodedResponse"]())
+    assert deserializer.writer_schema(single) is store.reader("RawResponse")
+    assert deserializer.writer_schema(confluent) is store.reader("DecodedResponse")
+    with pytest.raises(CorruptRecordError):
+        deserializer.writer_schema(b"")
