@@ -186,6 +186,8 @@ def test_service_exposes_the_metrics_port_of_the_pods(manifests):
     (port,) = service["spec"]["ports"]
     container_ports = {p["name"] for p in deployment["spec"]["template"]["spec"]["containers"][0]["ports"]}
     assert port["name"] == "metrics" and port["targetPort"] in container_ports
+    # Prometheus must still scrape a pod whose /readyz fails.
+    assert service["spec"]["publishNotReadyAddresses"] is True
 
 
 def test_pdb_selects_the_deployments_pods(manifests):
