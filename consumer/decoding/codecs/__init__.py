@@ -10,8 +10,9 @@ Where the speed comes from: single-byte encodings run through
 ``codecs.charmap_decode`` with tables built from the standard's indexes; UTF-8
 and UTF-16 through Python's codecs, which match the standard (checked by
 tests); the CJK encodings through pure-Python transcriptions of the standard,
-with ``decode_strict`` first trying a Python C codec whose output is accepted
-only when it provably equals the standard's (see ``pyfast``).
+sped up in both modes by a Python C codec wherever its output provably equals
+the standard's (see ``pyfast``; ISO-2022-JP has no such codec and runs in
+pure Python).
 """
 
 from __future__ import annotations
@@ -53,19 +54,6 @@ def _utf16(codec: str) -> tuple[Lossy, Strict]:
     )
 
 
-def _reference(module) -> tuple[Lossy, Strict]:
-    """The pure-Python decoder for both modes; strict tries the verified fast path first."""
-    reference = module.decode
-    plain = module.is_plain
-
-    def lossy(data: bytes) -> tuple[str, int]:
-        if plain(data):
-            return data.decode("ascii"), 0
-        return reference(data)
-
-    return lossy, pyfast.strict_decoder(module)
-
-
 def _decoders() -> dict[str, tuple[Lossy, Strict]]:
     table: dict[str, tuple[Lossy, Strict]] = {
         name: _single_byte(chars) for name, chars in single_byte.TABLES.items()
@@ -82,7 +70,7 @@ def _decoders() -> dict[str, tuple[Lossy, Strict]]:
         ("GBK", gb18030),  # GBK's decoder is gb18030's decoder.
         ("ISO-2022-JP", iso_2022_jp),
     ):
-        table[name] = _reference(module)
+        table[name] = pyfast.decoders(module)
     return table
 
 

@@ -22,10 +22,10 @@ _TWO_CODE_POINTS = {
 
 def decode(data: bytes, fatal: bool = False) -> tuple[str, int] | None:
     """Decode *data* to (text, errors); with *fatal*, None at the first error."""
-    return decode_with(_non_ascii, data, fatal)
+    return decode_with(step, data, fatal)
 
 
-def _non_ascii(data: bytes, i: int, byte: int, n: int) -> tuple[str | None, int]:
+def step(data: bytes, i: int, byte: int, n: int) -> tuple[str | None, int]:
     """The code point(s) (None: error) at *i* and how many bytes they consume."""
     if not 0x81 <= byte <= 0xFE or i + 1 == n:
         return None, 1

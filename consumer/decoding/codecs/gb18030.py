@@ -21,7 +21,7 @@ _RANGE_CODE_POINTS = [code_point for _, code_point in GB18030_RANGES]
 
 def decode(data: bytes, fatal: bool = False) -> tuple[str, int] | None:
     """Decode *data* to (text, errors); with *fatal*, None at the first error."""
-    return decode_with(_non_ascii, data, fatal)
+    return decode_with(step, data, fatal)
 
 
 def ranges_code_point(pointer: int) -> str | None:
@@ -34,7 +34,7 @@ def ranges_code_point(pointer: int) -> str | None:
     return chr(_RANGE_CODE_POINTS[at] + pointer - _RANGE_POINTERS[at])
 
 
-def _non_ascii(data: bytes, i: int, byte: int, n: int) -> tuple[str | None, int]:
+def step(data: bytes, i: int, byte: int, n: int) -> tuple[str | None, int]:
     """The code point (None: error) at *i* and how many bytes it consumes."""
     if byte == 0x80:
         return "\u20ac", 1

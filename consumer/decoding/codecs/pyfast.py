@@ -1,10 +1,12 @@
 """Strict decoding of the CJK encodings through Python's C codecs, when provably exact.
 
 The standard's CJK decoders (the pure-Python modules beside this one) are the
-reference.  For ``decode_strict`` we first decode with a Python codec that is
-close to the standard and accept its output only when it cannot differ from
-the reference's.  Otherwise (Python rejects the bytes, or its output holds a
-*suspect* character) the reference decides.
+reference.  Both ``decode_strict`` and ``decode_bytes`` first decode with a
+Python codec that is close to the standard and accept its output only when it
+cannot differ from the reference's.  Where Python rejects a unit, one step of
+the reference decodes it (a character only the standard has, or the
+standard's error) and Python resumes; where Python's output holds a *suspect*
+character, the reference decodes the whole input.
 
 Why checking characters is enough: both Python's codec and the standard's
 decoder read these encodings as a sequence of self-delimiting units (ASCII,
@@ -53,6 +55,7 @@ the reference decodes):
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Iterator
 from types import ModuleType
@@ -88,39 +91,85 @@ PYTHON_CODECS: dict[ModuleType, tuple[str, int, Callable[[bytes], range]]] = {
 }
 
 
-def strict_decoder(module: ModuleType) -> Callable[[bytes], str | None]:
-    """``decode_strict`` for the encoding whose reference decoder is *module*."""
-    reference = module.decode
-    plain = module.is_plain
+def decoders(module: ModuleType) -> tuple[Callable[[bytes], tuple[str, int]], Callable[[bytes], str | None]]:
+    """(``decode_bytes``, ``decode_strict``) for the encoding whose reference is *module*."""
     if module not in PYTHON_CODECS:
+        return _reference_decoders(module)
+    run = _hybrid(module)
 
-        def strict(data: bytes) -> str | None:
-            if plain(data):
-                return data.decode("ascii")
-            result = reference(data, True)
-            return None if result is None else result[0]
+    def lossy(data: bytes) -> tuple[str, int]:
+        return run(data, False)  # type: ignore[return-value]
 
-        return strict
+    def strict(data: bytes) -> str | None:
+        result = run(data, True)
+        return None if result is None else result[0]
 
-    codec = PYTHON_CODECS[module][0]
-    checks: list[Suspects] = []
+    return lossy, strict
 
-    def strict(data: bytes) -> str | None:  # noqa: F811 - one of two closures
+
+def _reference_decoders(module: ModuleType):
+    reference, plain = module.decode, module.is_plain
+
+    def lossy(data: bytes) -> tuple[str, int]:
+        return (data.decode("ascii"), 0) if plain(data) else reference(data)
+
+    def strict(data: bytes) -> str | None:
         if plain(data):
             return data.decode("ascii")
-        try:
-            text = data.decode(codec)
-        except UnicodeDecodeError:
-            text = None
-        if text is not None:
-            if not checks:
-                checks.append(Suspects.of(module))
-            if checks[0].clear(data, text):
-                return text
         result = reference(data, True)
         return None if result is None else result[0]
 
-    return strict
+    return lossy, strict
+
+
+def _hybrid(module: ModuleType) -> Callable[[bytes, bool], tuple[str, int] | None]:
+    """Python's codec for the stretches it reads exactly as the standard, the
+    reference's ``step`` for each unit where Python stops.
+
+    Where Python fails, both decoders sit at the same unit boundary in their
+    initial state (the prefix was cut into the same units), so one reference
+    step decodes the unit there (a character the standard has and Python
+    lacks, or the standard's error with its prepend rule) and Python resumes
+    after it.  A suspect anywhere hands the whole input to the reference.
+    """
+    decode_python = codecs.getdecoder(PYTHON_CODECS[module][0])
+    reference, plain, step = module.decode, module.is_plain, module.step
+    checks: list[Suspects] = []
+
+    def run(data: bytes, fatal: bool) -> tuple[str, int] | None:
+        if plain(data):
+            return data.decode("ascii"), 0
+        if not checks:
+            checks.append(Suspects.of(module))
+        suspects = checks[0]
+        if suspects.in_data(data):
+            return reference(data, fatal)
+        view = memoryview(data)
+        out: list[str] = []
+        errors = 0
+        i, n = 0, len(data)
+        while i < n:
+            try:
+                text, end = decode_python(view[i:])[0], n
+            except UnicodeDecodeError as exc:
+                end = i + exc.start
+                text = decode_python(view[i:end])[0]
+            if suspects.in_text(text) or (end < n and data[end] < 0x80):
+                return reference(data, fatal)
+            out.append(text)
+            if end == n:
+                break
+            code_point, size = step(data, end, data[end], n)
+            if code_point is None:
+                if fatal:
+                    return None
+                errors += 1
+                code_point = "\ufffd"
+            out.append(code_point)
+            i = end + size
+        return "".join(out), errors
+
+    return run
 
 
 class Suspects:
@@ -137,11 +186,13 @@ class Suspects:
         characters, units = suspects(module)
         return cls(characters, units)
 
-    def clear(self, data: bytes, text: str) -> bool:
-        """True if Python's *text* for *data* is certainly the standard's."""
-        if self._characters.search(text) is not None:
-            return False
-        return not self.units or self._units.search(data) is None
+    def in_text(self, text: str) -> bool:
+        """True if Python's *text* may differ from the standard's."""
+        return self._characters.search(text) is not None
+
+    def in_data(self, data: bytes) -> bool:
+        """True if *data* holds a unit Python decodes to ASCII unlike the standard."""
+        return bool(self.units) and self._units.search(data) is not None
 
 
 def _any_of(escaped) -> re.Pattern[str]:
