@@ -19,8 +19,10 @@ How a guess is made (``detect``):
    malformed sequence).  The score is the log-likelihood of the window's
    non-ASCII characters under a unigram model of each language written in that
    encoding, best language wins; plus a log prior for the encoding and a bonus
-   when the TLD names it.  Single-byte candidates score from one byte
-   histogram and 128-entry tables, so no per-byte Python loop runs per candidate.
+   when the TLD names it; minus a penalty per non-Latin letter that touches an
+   ASCII letter (French "château" read as windows-1251 is "chвteau").
+   Single-byte candidates score from one byte histogram and 128-entry tables,
+   so no per-byte Python loop runs per candidate.
 3. Confidence is the softmax share of the candidates that decode the window to
    the same text as the winner, times how plausible the winner's text is.
 
@@ -204,9 +206,15 @@ _FOUR_BYTE_GB18030 = re.compile(rb"[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]"
 def detect(body: bytes, tld: str | None = None) -> Detection:
     """Guess the encoding of an undeclared, non-UTF-8 *body*; *tld* is the URL's top-level domain.
 
-    Returns a WHATWG encoding name and a confidence in [0, 1].  Pure, bounded
-    (examines at most ``MAX_EXAMINED`` bytes) and never raises: a failure of
-    the heuristics themselves falls back to the browser default with confidence 0.
+    Returns a WHATWG encoding name and a confidence in [0, 1].  Pure (its only
+    state is a memo of per-character log-probabilities, bounded by the number
+    of characters the candidate codecs can produce), bounded (examines at most
+    ``MAX_EXAMINED`` bytes) and never raises: a failure of the heuristics
+    themselves falls back to the TLD's or the browser default with confidence 0.
+
+    Use it only for a body that declares nothing usable and is not valid UTF-8;
+    note that ISO-2022-JP is 7-bit, so a caller that takes valid UTF-8 first
+    never asks about it.
     """
     hint = _normalise_tld(tld)
     try:
@@ -233,9 +241,11 @@ def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
         return Detection(_fallback(hint), 1.0)
     window, window_whole = _window(head, first_high.start(), whole)
     high = window.translate(None, _ASCII_BYTES)
-    scores, texts = _scores(window, high, window_whole, hint)
+    likelihoods, texts = _likelihoods(window, high, window_whole)
+    scores = _with_priors(likelihoods, hint)
+    _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
     winner = max(scores, key=scores.__getitem__)
-    return Detection(winner, _confidence(winner, scores, texts, high))
+    return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, high))
 
 
 def _window(head: bytes, start: int, whole: bool) -> tuple[bytes, bool]:
@@ -248,18 +258,14 @@ def _window(head: bytes, start: int, whole: bool) -> tuple[bytes, bool]:
     return window, whole and end >= len(head)
 
 
-def _scores(window: bytes, high: bytes, whole: bool, hint: str | None) -> tuple[dict[str, float], dict[str, str]]:
-    """Every viable candidate's score, and the text of each multi-byte one."""
-    bonus = dict.fromkeys(LANGUAGES, 0.0)
-    for rank, encoding in enumerate(TLD_HINTS.get(hint, ()) if hint else ()):
-        bonus[encoding] = TLD_BONUS - 0.5 * rank
+def _likelihoods(window: bytes, high: bytes, whole: bool) -> tuple[dict[str, float], dict[str, str]]:
+    """Every viable candidate's log-likelihood of the window, and the text of each multi-byte one."""
     histogram = Counter(high)
     positions = [byte - 0x80 for byte in histogram]
     counts = list(histogram.values())
     scores: dict[str, float] = {}
     for encoding, tables in _SINGLE_BYTE_TABLES.items():
-        likelihood = max(sum(map(mul, counts, map(table.__getitem__, positions))) for table in tables)
-        scores[encoding] = likelihood + PRIORS.get(encoding, _OTHER_PRIOR) + bonus[encoding]
+        scores[encoding] = max(sum(map(mul, counts, map(table.__getitem__, positions))) for table in tables)
     texts: dict[str, str] = {}
     for encoding in _MULTI_BYTE:
         text = _decodes(window, encoding, whole)
@@ -269,13 +275,20 @@ def _scores(window: bytes, high: bytes, whole: bool, hint: str | None) -> tuple[
             continue  # decodes as GBK does; GBK, the usual name, stands for both
         texts[encoding] = text
         characters = Counter(_ASCII_RUN.sub("", text))
-        likelihood = max(_text_likelihood(characters, language) for language in LANGUAGES[encoding])
-        scores[encoding] = likelihood + PRIORS.get(encoding, _OTHER_PRIOR) + bonus[encoding]
-    _penalise_script_mixing(scores, window[:MIXING_SAMPLE])
+        scores[encoding] = max(_text_likelihood(characters, language) for language in LANGUAGES[encoding])
     return scores, texts
 
 
-def _penalise_script_mixing(scores: dict[str, float], sample: bytes) -> None:
+def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, float]:
+    """Each likelihood plus its encoding's prior and, when the TLD names it, the TLD bonus."""
+    scores = {encoding: value + PRIORS.get(encoding, _OTHER_PRIOR) for encoding, value in likelihoods.items()}
+    for rank, encoding in enumerate(TLD_HINTS.get(hint, ()) if hint else ()):
+        if encoding in scores:
+            scores[encoding] += TLD_BONUS - 0.5 * rank
+    return scores
+
+
+def _penalise_script_mixing(scores: dict[str, float], likelihoods: dict[str, float], sample: bytes) -> None:
     """Lower the leading single-byte scores by their script-mixing penalty.
 
     A penalty only lowers a score, so candidates are visited best first and the
@@ -288,7 +301,9 @@ def _penalise_script_mixing(scores: dict[str, float], sample: bytes) -> None:
         if scores[encoding] <= best:
             return
         if encoding in _MIXING_CLASSES:
-            scores[encoding] += _mixed_script_penalty(encoding, sample)
+            penalty = _mixed_script_penalty(encoding, sample)
+            scores[encoding] += penalty
+            likelihoods[encoding] += penalty
         best = max(best, scores[encoding])
 
 
@@ -322,7 +337,7 @@ def _text_likelihood(characters: Counter[str], language: str) -> float:
     return total
 
 
-def _confidence(winner: str, scores: dict[str, float], texts: dict[str, str], high: bytes) -> float:
+def _confidence(winner: str, scores: dict[str, float], likelihood: float, texts: dict[str, str], high: bytes) -> float:
     """Softmax share of the candidates decoding like the winner, times the winner's plausibility."""
     best = scores[winner]
     present = sorted(set(high))
@@ -335,7 +350,7 @@ def _confidence(winner: str, scores: dict[str, float], texts: dict[str, str], hi
     high_bytes = max(1, len(high))
     # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
     # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
-    per_byte = (best - PRIORS.get(winner, _OTHER_PRIOR)) / high_bytes
+    per_byte = likelihood / high_bytes
     plausibility = min(1.0, max(0.0, (per_byte + 9.0) / 4.0))
     return round(min(1.0, max(0.0, share / total * plausibility)), 4)
 
