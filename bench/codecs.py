@@ -46,7 +46,8 @@ def page_text(locale: str, kilobytes: int, codec: str) -> str:
     parts: list[str] = []
     size = 0
     while size < kilobytes * 1024:
-        paragraph = fake.paragraph(nb_sentences=8)
+        # Names and addresses are in the local script even where prose is Latin lorem ipsum.
+        paragraph = f"{fake.paragraph(nb_sentences=4)} {fake.name()} {fake.address()} {fake.company()}"
         parts.append(f'<p class="text">{paragraph}</p>\n')
         size += len(parts[-1].encode(codec, "ignore"))
     # Keep only what the codec can encode (Faker prose may hold rare characters).
