@@ -1,0 +1,174 @@
+"""``crawl-decoder replay``: decode the quarantine topic again with today's decoder and overrides.
+
+Reads the quarantine topic under its own consumer group from its committed
+offsets up to the end offsets seen at start; records that now decode go to the
+clean topic exactly once (one transaction per batch, offsets inside it).
+Records still lossy stay where they are (or, with --requarantine, are written
+again with replay_count + 1).  Filtered runs carry the records they do not
+select forward, so a later run still sees them; --dry-run writes nothing.
+The design is in ``consumer.replay``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import signal
+import sys
+import threading
+
+from ..app import build_serde
+from ..decoding import OverrideTable
+from ..kafka.config import KafkaConnection
+from ..observability.logging import configure_logging, get_logger
+from ..overrides import active_table, load_overrides, normalise_host
+from ..processor.exceptions import ProcessorFatalError
+from ..processor.route import Router
+from ..replay import (
+    DEFAULT_MAX_REPLAYS,
+    Replayer,
+    ReplayOptions,
+    Selection,
+    format_hosts,
+    format_summary,
+    parse_offset,
+    parse_time,
+)
+from ..settings import Settings
+
+EPILOG = """\
+offsets and filters:
+  The replay group's committed offsets are a cursor: everything before it was
+  replayed.  Records a filter does not select (--host, --reason, --since,
+  --until, --from-offset) are carried forward: written again unchanged to the
+  quarantine topic in the same transaction that moves the cursor past them,
+  so a later run, filtered differently or not at all, still sees each of them
+  once.  --to-offset and --max stop reading instead (nothing after is touched).
+  --since/--until compare the landing message's Kafka timestamp (origin.timestamp;
+  quarantined_at when it had none); ISO 8601, UTC unless a zone is given;
+  since inclusive, until exclusive.  --from-offset/--to-offset are quarantine
+  topic offsets, OFFSET (every partition) or PARTITION:OFFSET, half-open
+  [from, to); reading never starts before the cursor.
+"""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="decode quarantined records again; release what now decodes, exactly once",
+        description=__doc__.split("\n\n")[1].replace("\n", " "),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--config", help="settings YAML file (default: $CRAWL_DECODER_CONFIG)")
+    parser.add_argument("--overrides", metavar="FILE", help="overrides file (default: the settings' overrides_path)")
+    parser.add_argument("--threshold", type=_non_negative, metavar="N",
+                        help="accept decodes with at most N replacement characters (default: replacement_threshold"
+                        " setting); recorded in the clean record's replacement_threshold")
+    parser.add_argument("--group", help="consumer group of the replay cursor (default: <group_id>-replay)")
+    parser.add_argument("--transactional-id", help="producer transactional.id (default: <transactional_id>-replay)")
+    parser.add_argument("--host", type=_arg(normalise_host), action="append", default=[], metavar="PATTERN",
+                        help="only records of this host: exact, or *.suffix for sub-domains (repeatable)")
+    parser.add_argument("--reason", action="append", default=[], metavar="R",
+                        help="only records quarantined for this reason, e.g. lossy (repeatable)")
+    parser.add_argument("--since", type=_arg(parse_time), metavar="ISO", help="only records whose landing timestamp >= ISO")
+    parser.add_argument("--until", type=_arg(parse_time), metavar="ISO", help="only records whose landing timestamp < ISO")
+    parser.add_argument("--from-offset", type=_arg(parse_offset), action="append", default=[], metavar="[P:]OFFSET",
+                        help="only quarantine records at or after this offset (repeatable per partition)")
+    parser.add_argument("--to-offset", type=_arg(parse_offset), action="append", default=[], metavar="[P:]OFFSET",
+                        help="stop reading at this quarantine offset, exclusive (repeatable per partition)")
+    parser.add_argument("--max", type=_positive, metavar="N", help="stop after N selected records")
+    parser.add_argument("--max-replays", type=_non_negative, default=DEFAULT_MAX_REPLAYS, metavar="N",
+                        help=f"skip records already replayed N times (default {DEFAULT_MAX_REPLAYS})")
+    parser.add_argument("--requarantine", action="store_true",
+                        help="write still-lossy records again to the quarantine topic with replay_count + 1")
+    parser.add_argument("--batch-size", type=_positive, metavar="N", help="records per transaction (default: batch_size)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="decide everything, write and commit nothing; print per host what would change")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = Settings.load(args.config)
+    configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
+    log = get_logger(component="replay")
+    options = _options(args, settings)
+    threshold = settings.replacement_threshold if args.threshold is None else args.threshold
+    replayer = Replayer(
+        settings,
+        KafkaConnection.from_env(),
+        options,
+        serde=build_serde(settings),
+        router=Router(max_body_bytes=settings.max_body_bytes, replacement_threshold=threshold),
+        overrides=_overrides(args.overrides, settings.overrides_path, log),
+    )
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, replayer.stop)
+        signal.signal(signal.SIGINT, replayer.stop)
+    try:
+        summary = replayer.run()
+    except ProcessorFatalError as exc:
+        log.error("replay stopped on a fatal error", error=str(exc))
+        return 1
+    if options.dry_run:
+        print("dry run: nothing was written or committed")
+        print(format_hosts(summary))
+    print(format_summary(summary, dry_run=options.dry_run))
+    return 0
+
+
+def _options(args: argparse.Namespace, settings: Settings) -> ReplayOptions:
+    selection = Selection(
+        hosts=tuple(args.host),
+        reasons=frozenset(args.reason),
+        since_ms=args.since,
+        until_ms=args.until,
+        from_offsets=dict(args.from_offset),
+    )
+    return ReplayOptions(
+        group_id=args.group or f"{settings.group_id}-replay",
+        transactional_id=args.transactional_id or f"{settings.transactional_id}-replay",
+        selection=selection,
+        to_offsets=dict(args.to_offset),
+        max_records=args.max,
+        max_replays=args.max_replays,
+        requarantine=args.requarantine,
+        dry_run=args.dry_run,
+        batch_size=args.batch_size or settings.batch_size,
+    )
+
+
+def _overrides(path: str | None, default_path: str, log) -> OverrideTable:
+    """An explicit file must exist; the settings' default may be absent (then no overrides apply)."""
+    if path is None and not os.path.exists(default_path):
+        log.info("no overrides file; replaying without overrides", path=default_path)
+        return OverrideTable()
+    return active_table(load_overrides(path or default_path), dt.date.today())
+
+
+def _arg(parse):
+    """argparse shows an ArgumentTypeError's message; a ValueError only as "invalid value"."""
+
+    def parsed(text: str):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+
+    parsed.__name__ = parse.__name__
+    return parsed
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value

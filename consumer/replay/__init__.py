@@ -1,0 +1,72 @@
+"""Quarantine replay (issue 5): decode quarantined records again under today's rules.
+
+``crawl-decoder replay`` reads the quarantine topic under its own consumer
+group (default ``<group_id>-replay``) and routes every record through the
+processor's ``Router`` with the current decoder, overrides and replacement
+threshold.  Per record:
+
+- *released*: it now decodes acceptably; the clean record (the processor's
+  shape, original Kafka key and headers) goes to the clean topic.
+- *still lossy* / *still unreadable*: left where it is and counted, or with
+  ``--requarantine`` written again to the quarantine topic with
+  ``replay_count + 1``.  A record whose ``replay_count`` has reached
+  ``--max-replays`` is skipped and counted: re-quarantining cannot loop forever.
+- *skipped by filter*: carried forward, see below.
+
+Offsets and exactly-once.  The group's committed offset per partition is a
+cursor: every record before it has been replayed (released, judged still
+lossy, re-quarantined, or skipped by max-replays).  A run reads from the
+cursor (first run: the earliest offset) up to the end offsets captured at its
+start, so what it re-quarantines itself is left for the next run.  Each batch
+is one transaction holding its outputs and the new cursor
+(``processor.delivery.ExactlyOnce``), read_committed: after a crash, a
+SIGKILL or an aborted batch the run starts again at the last committed
+cursor, and the records of the lost batch are decided again, never twice.
+
+Filters.  Kafka offsets are contiguous, so a cursor cannot step over a record
+and come back to it later.  A filtered run (``--host``, ``--reason``,
+``--since``/``--until``, ``--from-offset``) therefore *carries forward* every
+record it does not select: it writes the quarantine message again, byte for
+byte (key, value, headers, ``replay_count`` unchanged), in the same
+transaction that moves the cursor past it.  A later replay with other filters,
+or none, still sees it exactly once, and there is one cursor per group, so a
+record released by a filtered run is never released again by an unfiltered
+one (a separate group per filter could not promise that).  The price is a
+copy of the unselected records; ``--to-offset`` and ``--max`` stop reading
+instead and copy nothing: what follows the stop stays ahead of the cursor.
+
+- ``--since``/``--until`` compare the landing message's Kafka timestamp
+  (``origin.timestamp``, kept when re-quarantined; ``quarantined_at`` when the
+  origin had none); since inclusive, until exclusive.
+- ``--from-offset``/``--to-offset`` are offsets of the quarantine topic,
+  ``OFFSET`` for every partition or ``PARTITION:OFFSET``, half-open
+  [from, to).  A run never reads before its cursor (those records were
+  replayed: reading them again would duplicate them).
+- ``--max N`` stops after N selected records.
+
+``--dry-run`` reads the same range under a throwaway group, decides every
+record the same way, writes and commits nothing, and prints per host what
+would be released and how its decode would change.
+"""
+
+from __future__ import annotations
+
+from .exceptions import ReplayError
+from .replayer import DEFAULT_MAX_REPLAYS, Replayer, ReplayOptions
+from .selection import Selection, host_matches, parse_offset, parse_time
+from .tally import Outcome, Summary, format_hosts, format_summary
+
+__all__ = [
+    "DEFAULT_MAX_REPLAYS",
+    "Outcome",
+    "ReplayError",
+    "ReplayOptions",
+    "Replayer",
+    "Selection",
+    "Summary",
+    "format_hosts",
+    "format_summary",
+    "host_matches",
+    "parse_offset",
+    "parse_time",
+]

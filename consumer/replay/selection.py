@@ -1,0 +1,124 @@
+"""Which quarantined records a replay run selects: host, reason, time, offsets.
+
+A ``Selection`` is a pure predicate over one quarantined record and where it
+sits in the quarantine topic.  What happens to records it does not select
+(they are carried forward, so a later replay still sees them) is the
+replayer's business, see ``consumer.replay``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ..overrides.hosts import normalise_host
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Filters of one run; an empty field selects everything.
+
+    *hosts*: exact hosts or ``*.suffix`` patterns, matched as overrides match
+    (a pattern covers sub-domains only).  *reasons*: quarantine reasons.
+    *since_ms* (inclusive) / *until_ms* (exclusive): the landing message's
+    Kafka timestamp (``origin.timestamp``, which re-quarantining keeps), or
+    ``quarantined_at`` when the origin had none.  *from_offsets*: per
+    quarantine partition, records below that offset are not selected
+    (key ``None``: every partition).
+    """
+
+    hosts: tuple[str, ...] = ()
+    reasons: frozenset[str] = frozenset()
+    since_ms: int | None = None
+    until_ms: int | None = None
+    from_offsets: Mapping[int | None, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hosts", tuple(normalise_host(h) for h in self.hosts))
+
+    @property
+    def filtered(self) -> bool:
+        """True when some record may go unselected (an unfiltered run selects all)."""
+        times = (self.since_ms, self.until_ms)
+        return bool(self.hosts or self.reasons or self.from_offsets) or times != (None, None)
+
+    def selects(self, record: Mapping, raw: Mapping | None, partition: int, offset: int) -> bool:
+        return (
+            self._offset_selected(partition, offset)
+            and (not self.reasons or record["reason"] in self.reasons)
+            and self._time_selected(record)
+            and (not self.hosts or self._host_selected(raw))
+        )
+
+    def _offset_selected(self, partition: int, offset: int) -> bool:
+        start = self.from_offsets.get(partition, self.from_offsets.get(None))
+        return start is None or offset >= start
+
+    def _time_selected(self, record: Mapping) -> bool:
+        stamp = record["origin"].get("timestamp")
+        if stamp is None:
+            stamp = record["quarantined_at"]
+        stamp = _millis(stamp)
+        if self.since_ms is not None and stamp < self.since_ms:
+            return False
+        return self.until_ms is None or stamp < self.until_ms
+
+    def _host_selected(self, raw: Mapping | None) -> bool:
+        host = record_host(raw)
+        return host is not None and any(host_matches(pattern, host) for pattern in self.hosts)
+
+
+def host_matches(pattern: str, host: str) -> bool:
+    """Exact host, or ``*.suffix`` covering sub-domains only (as in the overrides file)."""
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:])
+    return host == pattern
+
+
+def record_host(raw: Mapping | None) -> str | None:
+    """The host of a raw response's URL in the form patterns are written in (ASCII, lower case)."""
+    if not raw or not raw.get("url"):
+        return None
+    try:
+        host = urlsplit(raw["url"]).hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    try:
+        return normalise_host(host)
+    except ValueError:
+        return host.lower()
+
+
+def parse_time(text: str) -> int:
+    """An ISO 8601 date or date-time as epoch milliseconds; without a zone it is UTC."""
+    try:
+        moment = dt.datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not an ISO 8601 date-time (e.g. 2026-12-01T08:00:00Z)") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def parse_offset(text: str) -> tuple[int | None, int]:
+    """``OFFSET`` (every partition) or ``PARTITION:OFFSET``."""
+    partition, _, offset = text.strip().rpartition(":")
+    try:
+        value = int(offset)
+        where = int(partition) if partition else None
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not OFFSET or PARTITION:OFFSET") from exc
+    if value < 0 or (where is not None and where < 0):
+        raise ValueError(f"{text!r}: offsets and partitions are not negative")
+    return where, value
+
+
+def _millis(stamp) -> int:
+    # fastavro reads timestamp-millis as an aware datetime.
+    if isinstance(stamp, dt.datetime):
+        return int(stamp.timestamp() * 1000)
+    return int(stamp)
