@@ -134,7 +134,9 @@ class Processor:
         try:
             raw = self._deserialize(value)
         except SerializationError as exc:
-            reason = getattr(exc, "reason", "unreadable-record")
+            if exc.reason is None:  # not the message's fault (registry down): stop, do not quarantine
+                raise
+            reason = exc.reason
             return self._router.unreadable(reason, str(exc), origin, key=message.key(), value=value, kafka_headers=headers)
         return self._router.route(raw, origin, key=message.key(), kafka_headers=headers, overrides=self._overrides())
 
