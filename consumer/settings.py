@@ -15,6 +15,7 @@ import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
@@ -77,6 +78,12 @@ class Settings:
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             yield "log_level must be one of debug, info, warning, error"
 
+    def __repr__(self) -> str:
+        # The registry URL may carry user:password@ (basic auth); a repr ends up in logs and tracebacks.
+        shown = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        shown["schema_registry_url"] = _without_userinfo(self.schema_registry_url)
+        return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
     @classmethod
     def load(cls, path: str | os.PathLike | None = None, environ: Mapping[str, str] = os.environ) -> Settings:
         """Defaults, then the YAML file, then ``CRAWL_DECODER_*`` variables."""
@@ -91,6 +98,13 @@ class Settings:
             if raw is not None:
                 values[field.name] = raw
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
+
+
+def _without_userinfo(url: str) -> str:
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]))
 
 
 _FIELDS = {field.name: field for field in dataclasses.fields(Settings)}
@@ -121,7 +135,11 @@ def _coerce(name: str, value: Any) -> Any:
     try:
         if kind is ProcessingMode:
             return ProcessingMode(str(value).lower())
-        if kind is int and not isinstance(value, bool):
+        if kind in (int, float) and isinstance(value, bool):
+            raise TypeError("a boolean is not a number")  # YAML `true` would otherwise pass as 1 or "True"
+        if kind is int:
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError("not a whole number")  # int() would silently truncate 2.5 to 2
             return int(value)
         if kind is float:
             return float(value)
