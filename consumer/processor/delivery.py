@@ -66,7 +66,11 @@ class ExactlyOnce:
         self.on_result = on_result
 
     def start(self) -> None:
-        self._call(self.producer.init_transactions, self.timeout)
+        try:
+            self._call(self.producer.init_transactions, self.timeout)
+        except _Abortable as exc:
+            # Nothing to abort yet: without transactions the processor cannot start (broker unreachable...).
+            raise ProcessorFatalError(f"cannot initialise transactions: {exc}") from exc
 
     def deliver(self, consumer: Consumer, outputs: Sequence[Output]) -> None:
         try:
