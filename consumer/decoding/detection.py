@@ -380,7 +380,7 @@ _QUOTES = frozenset("‘’‚‹›")
 _LOGP_MARKS = math.log(5e-3)  # ©, ® and ™ stand in page footers everywhere
 _MARKS = frozenset("©®™")
 _PUNCTUATION = frozenset(
-    "\xa0«»–—‐‑―…“”„•·°×§€£¥№"
+    "\xa0«»–—‐‑―…“”„•·°×½§€£¥№"
     + "".join(chr(c) for c in range(0x3000, 0x3040))  # CJK symbols and punctuation
     + "".join(chr(c) for c in range(0xFF01, 0xFF5F))  # full-width ASCII forms
 )
@@ -388,7 +388,7 @@ _PUNCTUATION = frozenset(
 
 def _script(char: str) -> str:
     name = unicodedata.name(char, "")
-    if name.startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL")):
+    if name.startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "HALFWIDTH KATAKANA", "HALFWIDTH HANGUL")):
         return "CJK"
     return name.split(" ", 1)[0]
 
@@ -427,6 +427,10 @@ def _unseen_logp(language: str, char: str) -> float:
     if lower != char and lower in counts:
         # A capital of a known letter: rarer than the small letter in running text.
         return math.log(0.1 * counts[lower] / _TOTALS[language])
+    compatible = unicodedata.normalize("NFKC", char)
+    if compatible != char and compatible in counts:
+        # A half-width or full-width form (Shift_JIS's one-byte katakana) of a known character.
+        return math.log(0.5 * counts[compatible] / _TOTALS[language])
     if char in _PUNCTUATION:
         return _LOGP_PUNCTUATION
     if char in _QUOTES:

@@ -58,7 +58,9 @@ LOCALES: dict[str, tuple[str, tuple[str, ...], str]] = {
 
 _NO_SPACES = {"ja_JP", "zh_CN", "zh_TW", "th_TH"}
 _FULL_STOP = {"ja_JP": "。", "zh_CN": "。", "zh_TW": "。", "th_TH": " "}
-_NON_LATIN = {"ja_JP", "zh_CN", "zh_TW", "ko_KR", "ru_RU", "uk_UA", "bg_BG", "el_GR", "he_IL", "ar_AA", "fa_IR", "th_TH"}
+_NON_LATIN = {
+    "ja_JP", "zh_CN", "zh_TW", "ko_KR", "ru_RU", "uk_UA", "bg_BG", "el_GR", "he_IL", "ar_AA", "fa_IR", "th_TH",
+}
 # Providers with localized output in (almost) every locale; lorem is used where the locale has its own word list.
 _PROVIDERS = ("first_name", "last_name", "city", "street_name", "job", "company")
 
@@ -201,7 +203,8 @@ def corpus(per_encoding: int, seed: int, min_size: int = 1024, max_size: int = 5
             made = 0
             for attempt in range(per_encoding * 3):
                 size = int(min_size * (max_size / min_size) ** rng.random())
-                made_page = page(locale, encoding, size, seed * 100_003 + attempt * 7919 + zlib.crc32(f"{locale}{encoding}".encode()))
+                page_seed = seed * 100_003 + attempt * 7919 + zlib.crc32(f"{locale}{encoding}".encode())
+                made_page = page(locale, encoding, size, page_seed)
                 if made_page is not None:
                     pages.append(made_page)
                     made += 1

@@ -14,7 +14,9 @@ TARGET = 0.97
 
 
 def exact_share(pages: list[Page], hinted: bool) -> float:
-    right = sum(decode(page.body, detect(page.body, page.tld if hinted else None).encoding) == page.text for page in pages)
+    right = 0
+    for page in pages:
+        right += decode(page.body, detect(page.body, page.tld if hinted else None).encoding) == page.text
     return right / len(pages)
 
 
