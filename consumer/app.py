@@ -43,6 +43,7 @@ class Serde:
     serialize_clean: AvroSerializer
     serialize_quarantine: AvroSerializer
     deserialize_quarantine: AvroDeserializer
+    deserialize_clean: AvroDeserializer
 
 
 def build_serde(settings: Settings) -> Serde:
@@ -58,6 +59,7 @@ def build_serde(settings: Settings) -> Serde:
         serialize_clean=serializer("DecodedResponse", settings.clean_topic),
         serialize_quarantine=serializer("QuarantinedResponse", settings.quarantine_topic),
         deserialize_quarantine=AvroDeserializer(store, "QuarantinedResponse", registry),
+        deserialize_clean=AvroDeserializer(store, "DecodedResponse", registry),
     )
 
 

@@ -6,10 +6,12 @@ FILE defaults to ``$CRAWL_DECODER_OVERRIDES_PATH``, else ``config/overrides.yaml
   with every problem as ``FILE:LINE: message`` on stderr when not (CI runs it).
 - ``due [FILE] [--within 30d] [--today YYYY-MM-DD]``: overdue entries, then those
   whose review date falls within the window.  Exit 0 (1 if the file is invalid).
-- ``report [FILE] --from-jsonl RECORDS``: per override, hits, agreement of the
-  shadow check and a verdict, from clean records, one JSON object per line
-  (``-`` for stdin), e.g. exported from the clean topic.  Reading the topic
-  itself (``--from-topic``) belongs to the Kafka layer.
+- ``report [FILE] --from-topic | --from-jsonl RECORDS``: per override, hits,
+  agreement of the shadow check and a verdict, from the newest clean records of
+  the clean topic (settings and ``KAFKA_*`` as for ``run``), or from clean
+  records exported one JSON object per line (``-`` for stdin).
+- ``recheck HOST [--last N]``: the newest records of HOST in the clean and
+  quarantine topics, decoded again without overrides: what would change.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ def register(subparsers) -> None:
     sources = report.add_mutually_exclusive_group(required=True)
     sources.add_argument("--from-jsonl", metavar="RECORDS", type=Path,
                          help="clean records, one JSON object per line ('-' for stdin)")
+    sources.add_argument("--from-topic", action="store_true",
+                         help="the newest records of the clean topic (see --last, --config)")
+    _add_kafka(report)
     report.add_argument("--min-hits", type=int, default=DEFAULT_MIN_HITS,
                         help=f"shadow-checked records a verdict needs (default {DEFAULT_MIN_HITS})")
     report.add_argument("--agree-share", type=float, default=DEFAULT_AGREE_SHARE,
@@ -75,10 +80,25 @@ def register(subparsers) -> None:
     _add_today(report)
     report.set_defaults(func=run_report)
 
+    recheck = commands.add_parser(
+        "recheck", help="decode a host's recent records again without overrides and show what would change",
+        description="Reads the newest records of HOST (exact or *.suffix) from the clean topic (whose bytes "
+        "are rebuilt from the text when the recorded SHA-256 confirms them) and the quarantine topic (raw bytes), "
+        "runs the normal resolution without overrides and prints, per record, the decision before and after.")
+    recheck.add_argument("host", metavar="HOST")
+    _add_kafka(recheck)
+    recheck.set_defaults(func=run_recheck)
+
 
 def _add_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", nargs="?", default=None,
                         help=f"the overrides file (default: ${ENV_PATH} or {DEFAULT_PATH})")
+
+
+def _add_kafka(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="processor settings file (topics; default $CRAWL_DECODER_CONFIG)")
+    parser.add_argument("--last", type=int, default=1000, metavar="N",
+                        help="read the newest N records of each partition (default 1000)")
 
 
 def _add_today(parser: argparse.ArgumentParser) -> None:
@@ -135,7 +155,7 @@ def run_report(args: argparse.Namespace) -> int:
     if config is None:
         return 1
     try:
-        records = list(_jsonl(args.from_jsonl))
+        records = _topic_records(args, "clean") if args.from_topic else list(_jsonl(args.from_jsonl))
     except OverridesError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -143,6 +163,46 @@ def run_report(args: argparse.Namespace) -> int:
                                min_hits=args.min_hits, agree_share=args.agree_share)
     print(format_report(rows))
     return 0
+
+
+def run_recheck(args: argparse.Namespace) -> int:
+    from ..overrides.recheck import host_matcher, recheck
+
+    config = _load(default_path())
+    current = config.table if config is not None else None
+    records = [("clean", r) for r in _topic_records(args, "clean")]
+    records += [("quarantine", r) for r in _topic_records(args, "quarantine")]
+    results = recheck(records, host_matcher(args.host), current)
+    rows = [("WHERE", "URL", "RECORDED", "WITHOUT OVERRIDES", "SAME TEXT", "LOSSY")]
+    for r in results:
+        after = r.after or "bytes not rebuildable"
+        rows.append((r.where, r.url, r.before, after, _yes_no(r.same_text), _yes_no(r.lossy)))
+    print(_table(rows))
+    changing = sum(r.changes for r in results)
+    print(f"\n{len(results)} record(s) of {args.host}: {changing} would change without overrides, "
+          f"{sum(r.after is None for r in results)} could not be rebuilt")
+    return 0
+
+
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def _topic_records(args: argparse.Namespace, which: str) -> list[dict]:
+    """Readable records of the clean or quarantine topic named by the processor's settings."""
+    from ..app import build_serde
+    from ..kafka import KafkaConnection
+    from ..overrides.topics import recent_records
+    from ..settings import Settings
+
+    settings = Settings.load(args.config)
+    serde = build_serde(settings)
+    topic, deserialize = {
+        "clean": (settings.clean_topic, serde.deserialize_clean),
+        "quarantine": (settings.quarantine_topic, serde.deserialize_quarantine),
+    }[which]
+    found = recent_records(KafkaConnection.from_env(), topic, deserialize, per_partition=args.last)
+    return [record for _, record, _ in found if record is not None]
 
 
 def _load(path: str) -> OverrideConfig | None:
