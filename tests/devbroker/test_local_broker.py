@@ -27,7 +27,11 @@ SEED = [b"seed-%d" % i for i in range(5)]
 
 @pytest.fixture(scope="module")
 def seeded_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBroker]:
-    """This module's own broker (tests here stop and restart it), on a kept data dir, holding ``SEED``."""
+    """This module's own broker on a kept data dir, holding ``SEED``.
+
+    Tests here stop and restart it, so each begins with ``start()`` (a no-op
+    when it is running) and none depends on another's order.
+    """
     broker = LocalBroker(data_dir=tmp_path_factory.mktemp("kafka-data"))
     conn = KafkaConnection(broker.start())
     try:
@@ -59,7 +63,7 @@ def test_constructor_starts_nothing(tmp_path):
 
 
 def test_restart_keeps_address_topics_and_data_and_clients_carry_on(seeded_broker, consume):
-    bootstrap = seeded_broker.bootstrap_servers
+    bootstrap = seeded_broker.start()  # a no-op unless another test left it stopped
     producer = make_producer(KafkaConnection(bootstrap))
     producer.produce("seed", value=b"before-restart")
     assert producer.flush(60) == 0
@@ -77,7 +81,7 @@ def test_restart_keeps_address_topics_and_data_and_clients_carry_on(seeded_broke
 
 
 def test_a_new_instance_on_the_same_data_dir_has_the_same_address_and_data(seeded_broker, consume):
-    bootstrap = seeded_broker.bootstrap_servers
+    bootstrap = seeded_broker.start()  # a no-op unless another test left it stopped
     seeded_broker.stop()
     assert seeded_broker.data_dir.exists()  # a given data dir is kept
     with pytest.raises(KafkaUnavailableError):
@@ -89,7 +93,6 @@ def test_a_new_instance_on_the_same_data_dir_has_the_same_address_and_data(seede
         assert _values(bootstrap, "seed", len(SEED), consume)[: len(SEED)] == SEED
     finally:
         successor.stop()
-    seeded_broker.start()  # leave the module's broker as the fixture promised
 
 
 def test_start_fails_fast_with_the_log_tail_and_cleans_up_when_the_port_is_taken():
