@@ -7,20 +7,13 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from consumer.kafka import KafkaConnection, KafkaUnavailableError, make_admin, wait_until_ready
 
-# Runs the sub-command through the same argparse wiring consumer.cli.main uses (register + func).
-RUN_BROKER_COMMAND = """
-import argparse, sys
-from consumer.cli import broker
-parser = argparse.ArgumentParser(prog="crawl-decoder")
-broker.register(parser.add_subparsers(dest="command", required=True))
-args = parser.parse_args(sys.argv[1:])
-sys.exit(args.func(args))
-"""
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def _read_line(process: subprocess.Popen[str], timeout: float) -> str:
@@ -35,7 +28,8 @@ def _read_line(process: subprocess.Popen[str], timeout: float) -> str:
 
 def test_broker_command_prints_a_live_address_and_exits_zero_on_sigterm(tmp_path):
     process = subprocess.Popen(
-        [sys.executable, "-c", RUN_BROKER_COMMAND, "broker", "--data-dir", str(tmp_path / "data")],
+        [sys.executable, "-m", "consumer.cli", "broker", "--data-dir", str(tmp_path / "data")],
+        cwd=REPOSITORY,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
