@@ -21,7 +21,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from .config import KafkaConnection
-from .exceptions import KafkaUnavailableError, TopicCreationError
+from .exceptions import KafkaConfigError, KafkaUnavailableError, TopicCreationError
 
 MiB = 1024 * 1024
 
@@ -62,7 +62,7 @@ def make_consumer(
         "fetch.max.bytes": 50 * MiB,
     }
     conf.update(extra or {})
-    return Consumer(conf)
+    return _create(Consumer, conf, "consumer")
 
 
 def make_producer(
@@ -91,12 +91,20 @@ def make_producer(
         conf["transactional.id"] = transactional_id
         conf["transaction.timeout.ms"] = TRANSACTION_TIMEOUT_MS
     conf.update(extra or {})
-    return Producer(conf)
+    return _create(Producer, conf, "producer")
 
 
 def make_admin(conn: KafkaConnection, *, extra: Mapping[str, object] | None = None) -> AdminClient:
     """An admin client for ``conn``."""
-    return AdminClient({**conn.as_librdkafka_dict(), **(extra or {})})
+    return _create(AdminClient, {**conn.as_librdkafka_dict(), **(extra or {})}, "admin client")
+
+
+def _create(client_class, conf: dict[str, object], role: str):
+    """Construct a client; librdkafka validates the properties here (no network yet)."""
+    try:
+        return client_class(conf)
+    except KafkaException as exc:
+        raise KafkaConfigError(f"invalid {role} configuration: {exc.args[0].str()}") from exc
 
 
 def ensure_topics(

@@ -97,6 +97,10 @@ class KafkaConnection:
         conf.update(self.extra)
         return conf
 
+    def __hash__(self) -> int:
+        # The generated hash would fail on the mapping proxy; hash ``extra`` by its items instead.
+        return hash((*(getattr(self, name) for name in _SCALAR_FIELDS), frozenset(self.extra.items())))
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{key}={value!r}" for key, value in self._public_items())
         return f"{type(self).__name__}({shown})"
@@ -162,6 +166,8 @@ class KafkaConnection:
         if (self.ssl_certificate_location is None) != (self.ssl_key_location is None):
             raise KafkaConfigError("ssl_certificate_location and ssl_key_location must be given together")
 
+
+_SCALAR_FIELDS = tuple(ENV_VARS.values())
 
 _FIELD_PROPERTIES = (
     "bootstrap.servers",

@@ -11,6 +11,7 @@ from confluent_kafka.admin import ConfigResource, ResourceType
 from consumer.devbroker import free_ports
 from consumer.kafka import (
     MESSAGE_LIMIT_BYTES,
+    KafkaConfigError,
     KafkaConnection,
     KafkaUnavailableError,
     TopicCreationError,
@@ -105,6 +106,15 @@ def test_wait_until_ready_raises_when_nothing_listens():
     [port] = free_ports(1)
     with pytest.raises(KafkaUnavailableError, match=f"127.0.0.1:{port}") as caught:
         wait_until_ready(KafkaConnection(f"127.0.0.1:{port}"), timeout=2)
+    assert isinstance(caught.value.__cause__, KafkaException)
+
+
+@pytest.mark.parametrize("factory", [make_consumer, make_producer, make_admin])
+def test_invalid_client_properties_are_config_errors_wrapping_librdkafkas(factory):
+    conn = KafkaConnection("127.0.0.1:9", extra={"no.such.property": "1"})
+    args = (conn, "group") if factory is make_consumer else (conn,)
+    with pytest.raises(KafkaConfigError, match="no.such.property") as caught:
+        factory(*args)
     assert isinstance(caught.value.__cause__, KafkaException)
 
 

@@ -89,6 +89,13 @@ def test_repr_hides_passwords_and_extra_values():
     assert "kafka:9093" in text and "decoder" in text and "sasl.oauthbearer.client.secret" in text
 
 
+def test_equal_connections_hash_alike():
+    assert hash(KafkaConnection("k:9092", extra={"client.id": "a"})) == hash(
+        KafkaConnection("k:9092", extra={"client.id": "a"})
+    )
+    assert len({KafkaConnection("k:9092"), KafkaConnection("k:9092"), KafkaConnection("other:9092")}) == 2
+
+
 def test_is_immutable_including_extra():
     conn = KafkaConnection("kafka:9092", extra={"client.id": "a"})
     with pytest.raises(dataclasses.FrozenInstanceError):
