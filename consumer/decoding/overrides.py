@@ -73,7 +73,7 @@ class OverrideTable:
     def lookup(self, host: str | None) -> Override | None:
         if not host:
             return None
-        host = host.lower().rstrip(".")
+        host = _ascii_host(host)
         found = self._exact.get(host)
         if found is not None:
             return found
@@ -84,6 +84,17 @@ class OverrideTable:
                 return found
             dot = host.find(".", dot + 1)
         return None
+
+
+def _ascii_host(host: str) -> str:
+    """Lowercase, no trailing dot, IDN labels as punycode: how the override file stores hosts."""
+    host = host.lower().rstrip(".")
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return host
 
 
 def as_table(overrides: OverrideTable | Iterable[Override] | Mapping | None) -> OverrideTable:

@@ -209,3 +209,9 @@ def test_decoded_is_immutable():
 def test_empty_body():
     decoded = decode(b"")
     assert decoded.text == "" and not decoded.lossy
+
+
+def test_an_idn_host_matches_its_punycode_override():
+    table = OverrideTable([override(host="xn--bcher-kva.example")])
+    body = page("日本語").encode("cp932")
+    assert decode(body, HTML, "https://bücher.example/", table).source == "override"
