@@ -10,6 +10,7 @@ from confluent_kafka.admin import ConfigResource, ResourceType
 
 from consumer.devbroker import free_ports
 from consumer.kafka import (
+    MAX_BODY_BYTES,
     MESSAGE_LIMIT_BYTES,
     KafkaConfigError,
     KafkaConnection,
@@ -55,6 +56,23 @@ def test_eight_mib_message_round_trip_with_zstd(kafka_connection, topic_factory,
     body = os.urandom(4 * 1024 * 1024) + b"<p>crawl</p>" * (4 * 1024 * 1024 // 12)
     assert len(body) > 8_000_000
     _produce(kafka_connection, topic, [(b"big", body)])
+
+    consumer = make_consumer(kafka_connection, group_id)
+    consumer.subscribe([topic])
+    try:
+        [message] = consume(consumer, lambda got: len(got) >= 1)
+    finally:
+        consumer.close()
+    assert message.value() == body
+
+
+def test_largest_body_fits_producer_broker_topic_and_consumer_limits(
+    kafka_connection, topic_factory, group_id, consume
+):
+    # Incompressible, so the compressed batch is as large as the body: the worst case for the broker.
+    body = os.urandom(MAX_BODY_BYTES)
+    topic = topic_factory()
+    _produce(kafka_connection, topic, [(b"https://example.com/" + b"x" * 2000, body)])
 
     consumer = make_consumer(kafka_connection, group_id)
     consumer.subscribe([topic])
@@ -117,9 +135,3 @@ def test_invalid_client_properties_are_config_errors_wrapping_librdkafkas(factor
         factory(*args)
     assert isinstance(caught.value.__cause__, KafkaException)
 
-
-def test_consumer_and_producer_settings_for_exactly_once(kafka_connection, group_id):
-    # Not a configuration echo: librdkafka validates and rejects inconsistent settings at construction,
-    # so building both with our settings and a transactional id proves they are accepted together.
-    make_consumer(kafka_connection, group_id).close()
-    make_producer(kafka_connection, transactional_id="never-initialised")
