@@ -1,0 +1,166 @@
+"""Fixtures for replay tests: records quarantined by the real processor, replays run through the CLI.
+
+Small helpers are copied from tests/processor/conftest.py on purpose (tests of
+one area do not import another's fixtures).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+import yaml
+
+from consumer.app import App
+from consumer.cli import main
+from consumer.kafka import KafkaConnection, make_producer
+from consumer.observability.logging import configure_logging
+from consumer.serialization.avro import AvroDeserializer, AvroSerializer
+from consumer.serialization.schemas import SchemaStore
+from consumer.settings import Settings
+from replay_helpers import end_offsets, read_all
+
+
+@pytest.fixture(scope="session")
+def store() -> SchemaStore:
+    return SchemaStore()
+
+
+@pytest.fixture
+def topics(topic_factory) -> dict[str, str]:
+    return {"landing": topic_factory(partitions=2), "clean": topic_factory(partitions=2), "quarantine": topic_factory()}
+
+
+@pytest.fixture
+def settings_for(topics, group_id, transactional_id, tmp_path) -> Callable[..., Settings]:
+    def make(**overrides) -> Settings:
+        values = dict(
+            landing_topic=topics["landing"],
+            clean_topic=topics["clean"],
+            quarantine_topic=topics["quarantine"],
+            group_id=group_id,
+            transactional_id=transactional_id,
+            http_port=0,
+            overrides_path=str(tmp_path / "overrides.yaml"),
+            batch_size=200,
+            batch_timeout_ms=100,
+            shutdown_timeout_s=20,
+        )
+        values.update(overrides)
+        return Settings(**values)
+
+    return make
+
+
+@pytest.fixture
+def config_file(settings_for, tmp_path) -> Path:
+    """The settings as a YAML file for ``--config`` (what the processor runs with)."""
+    settings = settings_for()
+    path = tmp_path / "config.yaml"
+    values = {k: (v.value if hasattr(v, "value") else v) for k, v in asdict(settings).items()}
+    path.write_text(yaml.safe_dump(values))
+    return path
+
+
+@pytest.fixture
+def produce(kafka_connection: KafkaConnection, store: SchemaStore):
+    """``produce(topic, [(key, record_or_bytes), ...], timestamp_ms=None)``; header ("trace", key) on each."""
+    serialize = AvroSerializer(store, "RawResponse")
+
+    def send(topic: str, items: Iterable[tuple[bytes, dict | bytes]], timestamp_ms: int | None = None) -> int:
+        producer = make_producer(kafka_connection)
+        count = 0
+        extra = {"timestamp": timestamp_ms} if timestamp_ms is not None else {}
+        for key, value in items:
+            payload = value if isinstance(value, bytes) else serialize(value)
+            while True:
+                try:
+                    producer.produce(topic, payload, key, headers=[("trace", key)], **extra)
+                    break
+                except BufferError:
+                    producer.poll(0.1)
+            count += 1
+        assert producer.flush(60) == 0
+        return count
+
+    return send
+
+
+class Topics:
+    """Read the clean and quarantine topics with the schemas' deserializers."""
+
+    def __init__(self, connection: KafkaConnection, store: SchemaStore, topics: dict[str, str]):
+        self.connection = connection
+        self.names = topics
+        self._clean = AvroDeserializer(store, "DecodedResponse")
+        self._quarantine = AvroDeserializer(store, "QuarantinedResponse")
+
+    def clean(self) -> list[dict]:
+        return read_all(self.connection, self.names["clean"], self._clean)
+
+    def quarantine(self) -> list[dict]:
+        return read_all(self.connection, self.names["quarantine"], self._quarantine)
+
+    def ends(self) -> dict[str, dict[int, int]]:
+        return {name: end_offsets(self.connection, topic) for name, topic in self.names.items()}
+
+
+@pytest.fixture
+def outputs(kafka_connection, store, topics) -> Topics:
+    return Topics(kafka_connection, store, topics)
+
+
+@pytest.fixture
+def quarantine(kafka_connection, settings_for, produce, topics, outputs):
+    """``quarantine(items, timestamp_ms=None)``: run the processor on *items* until all of them are quarantined."""
+
+    def run(items: list[tuple[bytes, dict | bytes]], timestamp_ms: int | None = None) -> list[dict]:
+        before = len(outputs.quarantine())
+        produce(topics["landing"], items, timestamp_ms)
+        app = App(settings_for(), kafka_connection)
+        thread = threading.Thread(target=app.run, daemon=True)
+        thread.start()
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                found = outputs.quarantine()
+                if len(found) >= before + len(items):
+                    break
+                assert time.monotonic() < deadline, f"only {len(found) - before} of {len(items)} quarantined"
+                time.sleep(0.5)  # polling a real condition, bounded by the deadline
+        finally:
+            app.stop()
+            thread.join(60)
+        assert not thread.is_alive()
+        assert not outputs.clean(), "every record given to quarantine() must be lossy"
+        return found
+
+    return run
+
+
+@pytest.fixture
+def replay(config_file, kafka_bootstrap, monkeypatch, capsys):
+    """``replay(*args) -> (exit_status, stdout)``: ``crawl-decoder replay --config ... *args`` in this process."""
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", kafka_bootstrap)
+
+    def run(*args: str) -> tuple[int, str]:
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+        capsys.readouterr()
+        try:
+            status = main(["replay", "--config", str(config_file), *args])
+        finally:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+            # The command logs to sys.stderr as it was, capsys's buffer, which closes with the test.
+            configure_logging("info", stream=sys.__stderr__)
+        return status, capsys.readouterr().out
+
+    return run
+
+

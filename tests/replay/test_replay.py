@@ -1,0 +1,141 @@
+"""Replay on the real broker: released exactly once, re-runs add nothing, still-lossy records counted."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from consumer.decoding import OverrideTable
+
+from replay_helpers import (
+    DE_HOST,
+    GBK_HOST,
+    GBK_TITLE,
+    assert_lossy,
+    committed_offsets,
+    damaged_utf8_page,
+    gbk_override,
+    gbk_page,
+    raw,
+    summary_of,
+    write_overrides,
+)
+
+
+def gbk_items(n: int) -> list[tuple[bytes, dict]]:
+    items = []
+    for i in range(n):
+        url, body = gbk_page(i)
+        assert_lossy(url, body, fixed_by=OverrideTable([gbk_override()]))
+        items.append((f"gbk-{i}".encode(), raw(url, body)))
+    return items
+
+
+def damaged_items(n: int, bad_bytes: int, prefix: str) -> list[tuple[bytes, dict]]:
+    items = []
+    for i in range(n):
+        url, body = damaged_utf8_page(i, bad_bytes)
+        assert_lossy(url, body, replacements=bad_bytes)
+        items.append((f"{prefix}-{i}".encode(), raw(url, body)))
+    return items
+
+
+def test_an_override_releases_quarantined_pages_exactly_once_and_a_rerun_adds_nothing(
+    quarantine, replay, outputs, settings_for, tmp_path, kafka_connection
+):
+    gbk = gbk_items(8)
+    still = damaged_items(3, 2, "de")
+    quarantined = quarantine(gbk + still)
+    assert {r["reason"] for r in quarantined} == {"lossy"}
+    write_overrides(tmp_path / "overrides.yaml", gbk_override())
+
+    status, out = replay()
+    assert status == 0
+    counts = summary_of(out)
+    assert counts["read"] == 11 and counts["released"] == 8 and counts["still lossy"] == 3
+    clean = outputs.clean()
+    assert Counter(r["key"] for r in clean) == Counter(k for k, _ in gbk), "each released record exactly once"
+    for record in clean:
+        assert GBK_TITLE in record["text"]
+        assert (record["encoding"], record["source"]) == ("GBK", "override")
+        assert record["override"]["host"] == GBK_HOST and record["override"]["encoding"] == "GBK"
+        assert record["kafka_headers"] == [("trace", record["key"])], "original Kafka headers kept"
+        assert record["url"].startswith(f"https://{GBK_HOST}/")
+        assert record["replacement_threshold"] == 0
+    left = outputs.quarantine()
+    assert len(left) == 11, "still-lossy records are left where they are, not rewritten"
+    group = f"{settings_for().group_id}-replay"
+    cursor = committed_offsets(kafka_connection, group, settings_for().quarantine_topic)
+    assert cursor == {0: left[-1]["offset"] + 1}, "the cursor is committed just past the last record replayed"
+
+    status, out = replay()
+    assert status == 0 and summary_of(out)["read"] == 0, "the cursor is past everything replayed"
+    assert len(outputs.clean()) == 8, "a re-run adds no duplicate"
+
+
+def test_a_threshold_releases_pages_with_few_replacements_and_is_recorded(quarantine, replay, outputs):
+    few = damaged_items(4, 3, "few")
+    many = damaged_items(2, 9, "many")
+    quarantine(few + many)
+
+    status, out = replay("--threshold", "5")
+    assert status == 0
+    assert summary_of(out)["released"] == 4 and summary_of(out)["still lossy"] == 2
+    clean = outputs.clean()
+    assert sorted(r["key"] for r in clean) == sorted(k for k, _ in few)
+    for record in clean:
+        assert record["replacements"] == 3 and record["replacement_threshold"] == 5
+        assert record["text"].count("\ufffd") == 3
+        assert (record["encoding"], record["source"]) == ("UTF-8", "meta-prescan")
+
+
+def test_dry_run_writes_and_commits_nothing_and_shows_what_would_change(
+    quarantine, replay, outputs, settings_for, tmp_path, kafka_connection
+):
+    quarantine(gbk_items(5) + damaged_items(2, 2, "de"))
+    write_overrides(tmp_path / "overrides.yaml", gbk_override())
+    ends = outputs.ends()
+
+    status, out = replay("--dry-run", "--requarantine")
+    assert status == 0
+    assert outputs.ends() == ends, "no record written to any topic"
+    group = f"{settings_for().group_id}-replay"
+    assert set(committed_offsets(kafka_connection, group, settings_for().quarantine_topic).values()) == {-1001}
+    table = {line.split()[0]: line for line in out.splitlines() if line.startswith((GBK_HOST, DE_HOST))}
+    assert table[GBK_HOST].split()[1:3] == ["5", "0"]
+    assert "UTF-8/meta-prescan -> GBK/override (5)" in table[GBK_HOST]
+    assert table[DE_HOST].split()[1:3] == ["0", "2"]
+    assert summary_of(out)["would be released"] == 5
+
+    status, out = replay()
+    assert summary_of(out)["released"] == 5, "the dry run consumed nothing"
+
+
+def test_an_unreadable_record_is_read_again_and_released_once_its_schema_is_known(
+    replay, outputs, settings_for, kafka_connection, store, topics
+):
+    from consumer.kafka import make_producer
+    from consumer.processor.records import Origin, quarantine_record
+    from consumer.serialization.avro import AvroSerializer
+
+    url, body = "https://ok.example.org/", "<p>héllo</p>".encode()
+    readable_now = AvroSerializer(store, "RawResponse")(raw(url, body, "text/html; charset=utf-8"))
+    serialize = AvroSerializer(store, "QuarantinedResponse")
+    records = [
+        quarantine_record(reason="unknown-schema", origin=Origin(topics["landing"], 0, i, None), quarantined_at_ms=1,
+                          key=key, value=value, kafka_headers=[("trace", key)], error="unknown writer schema")
+        for i, (key, value) in enumerate([(b"known-now", readable_now), (b"garbage", b"not avro at all")])
+    ]
+    producer = make_producer(kafka_connection)
+    for record in records:
+        producer.produce(topics["quarantine"], serialize(record), record["raw_key"])
+    assert producer.flush(30) == 0
+
+    status, out = replay("--requarantine")
+    assert status == 0
+    counts = summary_of(out)
+    assert counts["released"] == 1 and counts["still unreadable"] == 1 and counts["requarantined"] == 1
+    (clean,) = outputs.clean()
+    assert clean["key"] == b"known-now" and clean["text"] == "<p>héllo</p>"
+    again = outputs.quarantine()[-1]
+    assert again["raw_value"] == b"not avro at all" and again["replay_count"] == 1
+    assert again["reason"] == "unreadable-record" and again["raw"] is None
