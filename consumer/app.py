@@ -49,6 +49,10 @@ class Serde:
 def build_serde(settings: Settings) -> Serde:
     """Schemas parsed once; Confluent framing when a registry is configured, else single-object."""
     store = SchemaStore(settings.schemas_dir or None)
+    if settings.writer_schemas_dir:
+        # Not in schemas_dir: a second RawResponse there would replace our reader and the copy of
+        # RawResponse that QuarantinedResponse embeds.  load_directory keeps them apart.
+        store.load_directory(settings.writer_schemas_dir)
     registry = SchemaRegistry(settings.schema_registry_url) if settings.schema_registry_url else None
 
     def serializer(name: str, topic: str) -> AvroSerializer:
@@ -153,8 +157,10 @@ class App:
     def _delivery(self):
         timeout = self.settings.shutdown_timeout_s
         if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
-            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id)
-            return ExactlyOnce(producer, timeout=timeout, on_result=self.metrics.transaction)
+            def producer():
+                return make_producer(self.connection, transactional_id=self.settings.transactional_id)
+
+            return ExactlyOnce(producer(), timeout=timeout, on_result=self.metrics.transaction, renew=producer)
         return AtLeastOnce(make_producer(self.connection), timeout=timeout, on_result=self.metrics.transaction)
 
     # -- hooks -------------------------------------------------------------------

@@ -47,6 +47,8 @@ class Settings:
     http_port: int = 9102
     overrides_path: str = "/etc/crawl-decoder/overrides.yaml"
     schemas_dir: str = ""
+    #: Extra ``*.avsc`` known only as writer schemas (a crawler's newer RawResponse), never as our readers.
+    writer_schemas_dir: str = ""
     schema_registry_url: str = ""
     shutdown_timeout_s: float = 30.0
     #: Decodes with at most this many U+FFFD are accepted as clean (0: any is lossy).

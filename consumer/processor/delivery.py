@@ -14,6 +14,7 @@ so on revoke or loss there is never an open transaction to commit or abort.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,12 @@ class Output:
     key: bytes | None
     value: bytes
     headers: list[tuple[str, bytes]] | None
+
+
+#: How long past its own timeout a transactional call may block before the producer counts as wedged.
+#: librdkafka's send_offsets_to_transaction can ignore its timeout and block for ever once the group
+#: coordinator went away and came back (a broker restart): librdkafka issues #5456 and #5511, open in 2.16.
+WEDGE_GRACE_S = 10.0
 
 
 class BatchAborted(Exception):
@@ -60,10 +67,19 @@ class ExactlyOnce:
 
     name = "exactly-once"
 
-    def __init__(self, producer: Producer, *, timeout: float, on_result: Callable[[str], None] = lambda _: None):
+    def __init__(
+        self,
+        producer: Producer,
+        *,
+        timeout: float,
+        on_result: Callable[[str], None] = lambda _: None,
+        renew: Callable[[], Producer] | None = None,
+    ):
         self.producer = producer
         self.timeout = timeout
         self.on_result = on_result
+        #: Makes a producer with the same transactional.id, to replace a wedged one (None: a wedge is fatal).
+        self.renew = renew
 
     def start(self) -> None:
         try:
@@ -80,7 +96,7 @@ class ExactlyOnce:
             offsets = positions(consumer)
             if offsets:
                 self._call(
-                    self.producer.send_offsets_to_transaction,
+                    self._bounded(self.producer.send_offsets_to_transaction),
                     offsets,
                     consumer.consumer_group_metadata(),
                     self.timeout,
@@ -89,10 +105,49 @@ class ExactlyOnce:
         except _Abortable as exc:
             self._abort(consumer)
             raise BatchAborted(str(exc)) from exc
+        except _Wedged as exc:
+            self._replace_producer(consumer, exc)
+            raise BatchAborted(str(exc)) from exc
         self.on_result("committed")
 
     def close(self, timeout: float) -> None:
         self.producer.flush(timeout)
+
+    def _bounded(self, fn):
+        """*fn* run in a helper thread and given up on (``_Wedged``) past ``timeout + WEDGE_GRACE_S``."""
+
+        def call(*args):
+            outcome: dict[str, object] = {}
+
+            def run() -> None:
+                try:
+                    outcome["value"] = fn(*args)
+                except BaseException as exc:  # handed to the caller's thread below
+                    outcome["error"] = exc
+
+            worker = threading.Thread(target=run, name="transactional-call", daemon=True)
+            worker.start()
+            worker.join(self.timeout + WEDGE_GRACE_S)
+            if worker.is_alive():
+                raise _Wedged(f"{fn.__name__} did not return within {self.timeout + WEDGE_GRACE_S:g} s")
+            if "error" in outcome:
+                raise outcome["error"]
+            return outcome.get("value")
+
+        return call
+
+    def _replace_producer(self, consumer: Consumer, exc: _Wedged) -> None:
+        """Fence the wedged producer with a new one of the same transactional.id and re-read the batch.
+
+        init_transactions on the new producer aborts the transaction the old one left open; the
+        old one stays blocked in its helper thread (it cannot be closed while a call runs in it).
+        """
+        if self.renew is None:
+            raise ProcessorFatalError(f"transactional producer wedged: {exc}") from exc
+        self.on_result("aborted")
+        self.producer = self.renew()
+        self.start()
+        rewind(consumer, self.timeout)
 
     def _abort(self, consumer: Consumer) -> None:
         self.on_result("aborted")
@@ -163,6 +218,10 @@ class AtLeastOnce:
 
 
 class _Abortable(Exception):
+    pass
+
+
+class _Wedged(Exception):
     pass
 
 

@@ -1,0 +1,117 @@
+"""Crashes and broker restarts mid-stream: afterwards every landing record is in exactly one output.
+
+The SIGKILL test runs ``crawl-decoder run`` as a child process and kills it
+without warning several times; each restart uses the same transactional.id so
+it fences its predecessor and aborts the transaction it left open.  The
+broker-restart test owns a broker of its own (the session's is shared).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import uuid
+
+import pytest
+
+from consumer.app import App
+from consumer.devbroker import LocalBroker
+from consumer.kafka import KafkaConnection, ensure_topics, make_admin
+from consumer.settings import Settings
+
+
+RECORDS = 4000
+KILL_AFTER = (600, 1600, 2600)  # output offsets reached before each SIGKILL
+
+
+def test_sigkill_mid_stream_several_times_then_exactly_once(
+    processor_env, spawn_processor, produce, read_outputs, topics, kafka_connection, mixed_corpus, helpers
+):
+    items = mixed_corpus(RECORDS, seed=11)
+    produce(topics["landing"], items)
+    env = processor_env(batch_size=50)
+    for threshold in KILL_AFTER:
+        process = spawn_processor(env)
+        helpers.wait_for(
+            lambda: helpers.output_offsets(kafka_connection, topics) >= threshold or process.popen.poll() is not None,
+            f"output past {threshold} offsets",
+            timeout=180,
+        )
+        assert process.popen.poll() is None, f"processor exited early:\n{process.log()[-3000:]}"
+        process.signal(signal.SIGKILL)
+        assert process.wait(30) == -signal.SIGKILL
+    final = spawn_processor(env)
+    found = read_outputs(len(items), timeout=300, settle=5)
+    assert final.popen.poll() is None, f"the last processor died:\n{final.log()[-3000:]}"
+    helpers.assert_exactly_once(found, items)
+    poison = {k for k, v in items if isinstance(v, bytes)}
+    assert {r["key"] for r in found.quarantine if r["reason"] in ("unreadable-record", "unknown-schema")} == poison
+    assert any(r["reason"] == "lossy" for r in found.quarantine), "the corpus has lossy pages"
+
+
+# -- broker restart ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def own_broker():
+    """A broker for this module alone: restarting the session's would disturb other tests."""
+    broker = LocalBroker()
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+class _Running:
+    """An App in a thread, remembering how its run() ended."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.app.run()
+        except BaseException as exc:  # reported by the test, not swallowed
+            self.error = exc
+
+    def stop(self, timeout: float) -> None:
+        self.app.stop()
+        self.thread.join(timeout)
+
+
+def test_broker_restart_mid_stream_is_survived_exactly_once(own_broker, store, mixed_corpus, tmp_path, helpers):
+    connection = KafkaConnection(own_broker.bootstrap_servers)
+    suffix = uuid.uuid4().hex
+    topics = {"landing": f"landing-{suffix}", "clean": f"clean-{suffix}", "quarantine": f"quarantine-{suffix}"}
+    ensure_topics(make_admin(connection), list(topics.values()), partitions=3)
+    items = mixed_corpus(3000, seed=5)
+    helpers.produce_records(connection, store, topics["landing"], items)
+    settings = Settings(
+        landing_topic=topics["landing"],
+        clean_topic=topics["clean"],
+        quarantine_topic=topics["quarantine"],
+        group_id=f"group-{suffix}",
+        transactional_id=f"txn-{suffix}",
+        http_port=0,
+        overrides_path=str(tmp_path / "none.yaml"),
+        batch_size=50,
+        batch_timeout_ms=100,
+        shutdown_timeout_s=10,
+    )
+    running = _Running(App(settings, connection))
+    try:
+        helpers.wait_for(lambda: helpers.output_offsets(connection, topics) >= 500 or not running.thread.is_alive(), "output started")
+        assert running.error is None and running.thread.is_alive()
+        own_broker.restart()
+        assert running.thread.is_alive(), f"the processor died during the broker restart: {running.error!r}"
+        found = helpers.read_committed_outputs(connection, store, topics, len(items), timeout=300, settle=5)
+        assert running.error is None and running.thread.is_alive(), f"processor died: {running.error!r}"
+    finally:
+        running.stop(60)
+    assert not running.thread.is_alive(), "the processor did not stop after the broker restart"
+    assert running.error is None, f"the processor ended with {running.error!r}"
+    helpers.assert_exactly_once(found, items)
