@@ -373,8 +373,10 @@ _LOGP_FOREIGN_LETTER = math.log(1e-7)
 _LOGP_CONTROL = math.log(1e-10)  # C1 controls, unmapped bytes: practically never text
 _LOGP_QUOTE = math.log(1e-4)  # single quotes: also where ISO-8859-7 has them and windows-1253 has Ά
 _LOGP_MIXED_SCRIPT = math.log(3e-4)  # per non-Latin letter touching an ASCII letter: rare in real text
-_COMMON_IDEOGRAPH_MASS = 0.3  # share of a CJK text's characters from its common set that the counts miss
-_SEEN_WEIGHT = 0.95
+#: CJK languages mix the counted frequencies with a uniform share over the
+#: everyday character set (``_COMMON``), since real text uses many more
+#: characters than the training text shows.
+_COMMON_WEIGHT = 0.3
 
 _QUOTES = frozenset("‘’‚‹›")
 _LOGP_MARKS = math.log(5e-3)  # ©, ® and ™ stand in page footers everywhere
@@ -439,7 +441,7 @@ def _unseen_logp(language: str, char: str) -> float:
         return _LOGP_MARKS
     common = _COMMON.get(language)
     if common and char in common:
-        return math.log((1 - _SEEN_WEIGHT + _COMMON_IDEOGRAPH_MASS * _SEEN_WEIGHT) / len(common))
+        return math.log(_COMMON_WEIGHT / len(common))
     category = unicodedata.category(char)
     if category in ("Cc", "Cn", "Co", "Cs") or char == "\ufffe":
         return _LOGP_CONTROL
@@ -450,12 +452,14 @@ def _unseen_logp(language: str, char: str) -> float:
 
 def _seen_logp(language: str) -> dict[str, float]:
     total = _TOTALS[language]
-    common = _COMMON.get(language, frozenset())
-    table = {}
-    for char, count in FREQUENCIES[language].items():
-        backoff = (1 - _SEEN_WEIGHT) / len(common) if char in common else 0.0
-        table[char] = math.log(_SEEN_WEIGHT * count / total + backoff)
-    return table
+    common = _COMMON.get(language)
+    if not common:
+        return {char: math.log(count / total) for char, count in FREQUENCIES[language].items()}
+    uniform = _COMMON_WEIGHT / len(common)
+    return {
+        char: math.log((1 - _COMMON_WEIGHT) * count / total + (uniform if char in common else 0.0))
+        for char, count in FREQUENCIES[language].items()
+    }
 
 
 _CHARACTER_LOGP: dict[str, dict[str, float]] = {language: _seen_logp(language) for language in FREQUENCIES}
@@ -464,7 +468,7 @@ _MULTI_BYTE = [encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE
 _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     encoding: [
         [
-            _CHARACTER_LOGP[language].get(char) or _unseen_logp(language, char)
+            _CHARACTER_LOGP[language][char] if char in _CHARACTER_LOGP[language] else _unseen_logp(language, char)
             for char in SINGLE_BYTE[encoding]
         ]
         for language in languages
