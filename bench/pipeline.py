@@ -1,0 +1,429 @@
+"""Benchmark: the stream processor against a pass-through copier, same broker, same client settings, same run.
+
+    .venv/bin/python bench/pipeline.py [--records 20000] [--kb 30] [--big 4] [--batch-size 500]
+
+Both contenders run as child processes built from the same factories
+(``consumer.kafka.make_consumer`` / ``make_producer``), the same batch size and
+the same delivery policy (``consumer.processor.delivery``: one transaction per
+batch in exactly-once, produce-flush-commit in at-least-once).  The
+pass-through copies each landing record unchanged to one output topic; the
+processor is ``crawl-decoder run``.
+
+Per contender and mode:
+- throughput: the landing topic is filled first, then the contender starts;
+  records/s and MB/s (landing value bytes) from the first to the last output a
+  read_committed reader sees (start-up and group join excluded);
+- latency: records produced at half the slower contender's measured rate while it runs;
+  each record's latency is from its landing Kafka timestamp to the moment a
+  read_committed reader receives its output (p50, p99);
+- peak RSS: VmHWM of the child process, read from /proc before it is stopped.
+A last run sends a few 16 MB bodies through the processor (max_body_bytes 16 MiB) for its peak RSS.
+
+The corpus is generated: ~90% UTF-8 pages (declared in the header, in a meta,
+or not at all) and ~10% legacy pages (Shift_JIS, GBK, windows-1251, EUC-KR,
+windows-1252) declared in a meta; each about --kb KB.  Uses
+KAFKA_BOOTSTRAP_SERVERS, or starts a LocalBroker.  No assertions: numbers only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer  # noqa: E402
+from consumer.serialization.avro import AvroSerializer  # noqa: E402
+from consumer.serialization.schemas import SchemaStore  # noqa: E402
+
+MiB = 1024 * 1024
+WORDS = {
+    "en": "the of and to in is that for it with as was on be by this are from at or have an they which one had".split(),
+    "fr": "le de la et les des en un une du est que pour qui dans par sur pas au avec ce sont été être élève très".split(),
+    "de": "der die und in den von zu das mit sich des auf für ist im dem nicht ein eine als auch Straße größer".split(),
+    "ja": "日本 東京 天気 予報 今日 晴れ 曇り 会社 情報 検索 時間 世界 生活 経済 政治 文化 技術 研究 学校 電話".split(),
+    "zh": "中国 北京 天气 预报 今天 公司 信息 搜索 时间 世界 生活 经济 政治 文化 技术 研究 学校 电话 新闻 网站".split(),
+    "ru": "и в не на я быть он с что а по это она этот к но они мы как из у который то за свой весь год".split(),
+    "ko": "한국 서울 날씨 예보 오늘 회사 정보 검색 시간 세계 생활 경제 정치 문화 기술 연구 학교 전화 뉴스".split(),
+}
+LEGACY = [("ja", "Shift_JIS", "cp932"), ("zh", "GBK", "gbk"), ("ru", "windows-1251", "cp1251"),
+          ("ko", "EUC-KR", "cp949"), ("fr", "windows-1252", "cp1252")]  # fmt: skip
+
+
+# -- corpus -------------------------------------------------------------------------
+
+
+def page(rng: random.Random, kb: int, lang: str, meta: str | None) -> str:
+    words = WORDS[lang]
+    paragraphs, size = [], 0
+    while size < kb * 1024:
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(40, 120)))
+        paragraphs.append(f"<p>{text}</p>\n")
+        size += len(text.encode("utf-8")) + 8
+    head = f'<meta charset="{meta}">' if meta else ""
+    return f"<!DOCTYPE html><html><head>{head}<title>{lang}</title></head><body>{''.join(paragraphs)}</body></html>\n"
+
+
+def corpus(records: int, kb: int, seed: int = 1, distinct: int = 200) -> list[tuple[str, bytes, str]]:
+    """(url, body, content type) for *records* records, drawn from *distinct* generated pages."""
+    rng = random.Random(seed)
+    pool = []
+    for i in range(distinct):
+        if rng.random() < 0.1:
+            lang, label, codec = LEGACY[i % len(LEGACY)]
+            body = page(rng, kb, lang, label).encode(codec, "replace")
+            pool.append((f"https://legacy{i}.example/", body, "text/html"))
+            continue
+        lang = rng.choice(list(WORDS))
+        how = i % 3
+        text = page(rng, kb, lang, "utf-8" if how == 1 else None)
+        content_type = "text/html; charset=utf-8" if how == 0 else "text/html"
+        pool.append((f"https://site{i}.example/{lang}", text.encode("utf-8"), content_type))
+    return [pool[i % distinct] for i in range(records)]
+
+
+def produce(connection: KafkaConnection, topic: str, items, *, rate: float | None = None, prefix: str = "r") -> int:
+    """Produce Avro RawResponse records keyed ``<prefix>-<i>``; paced at *rate* per second when given."""
+    serialize = AvroSerializer(SchemaStore(), "RawResponse")
+    producer = make_producer(connection, extra={"linger.ms": 5})
+    started, total = time.monotonic(), 0
+    for i, (url, body, content_type) in enumerate(items):
+        if rate:
+            delay = started + i / rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)  # pacing the offered load
+        record = {
+            "url": url, "fetched_at": int(time.time() * 1000), "status": 200,
+            "headers": [{"name": "Content-Type", "value": content_type}], "body": body,
+        }  # fmt: skip
+        value = serialize(record)
+        total += len(value)
+        while True:
+            try:
+                producer.produce(topic, value, f"{prefix}-{i}".encode())
+                break
+            except BufferError:
+                producer.poll(0.05)
+        producer.poll(0)
+    producer.flush(120)
+    return total
+
+
+# -- the pass-through contender (a child process) ---------------------------------------------
+
+
+def passthrough_main(args: argparse.Namespace) -> int:
+    """Copy landing -> output with the processor's factories, batch size and delivery policy."""
+    from consumer.kafka.clients import MESSAGE_LIMIT_BYTES  # noqa: F401  (same limits via the factories)
+    from consumer.processor.delivery import AtLeastOnce, BatchAborted, ExactlyOnce, Output
+
+    connection = KafkaConnection.from_env()
+    consumer = make_consumer(connection, args.group)
+    if args.mode == "exactly-once":
+        delivery = ExactlyOnce(make_producer(connection, transactional_id=args.txn), timeout=30)
+    else:
+        delivery = AtLeastOnce(make_producer(connection), timeout=30)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    delivery.start()
+    consumer.subscribe([args.landing])
+    try:
+        while not stop.is_set():
+            messages = [m for m in consumer.consume(args.batch_size, 0.2) if m.error() is None]
+            if not messages:
+                continue
+            outputs = [Output(args.output, m.key(), m.value(), m.headers()) for m in messages]
+            try:
+                delivery.deliver(consumer, outputs)
+            except BatchAborted:
+                continue
+    finally:
+        consumer.close()
+        delivery.close(30)
+    return 0
+
+
+# -- measuring -------------------------------------------------------------------------------
+
+
+@dataclass
+class Reader:
+    """A read_committed reader in a thread: when each output key became visible."""
+
+    connection: KafkaConnection
+    topics: list[str]
+    seen: dict[bytes, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        self._ready.wait(60)
+
+    def _run(self) -> None:
+        consumer = make_consumer(self.connection, f"bench-reader-{uuid.uuid4().hex}")
+        consumer.subscribe(self.topics, on_assign=lambda *_: self._ready.set())
+        try:
+            while not self._stop.is_set():
+                for message in consumer.consume(1000, 0.1):
+                    if message.error() is None:
+                        self.seen.setdefault(message.key(), time.time())
+        finally:
+            consumer.close()
+
+    def wait_for(self, count: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while len(self.seen) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return len(self.seen) >= count
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+@dataclass
+class Result:
+    name: str
+    mode: str
+    records_s: float = 0.0
+    mb_s: float = 0.0
+    p50_ms: float = float("nan")
+    p99_ms: float = float("nan")
+    peak_rss_mb: float = float("nan")
+
+
+class Contender:
+    """One child process (processor or pass-through) on fresh topics."""
+
+    def __init__(self, kind: str, mode: str, connection: KafkaConnection, batch_size: int, max_body: int) -> None:
+        self.kind, self.mode, self.connection = kind, mode, connection
+        suffix = uuid.uuid4().hex[:10]
+        self.landing = f"bench-landing-{suffix}"
+        self.outputs = [f"bench-clean-{suffix}", f"bench-quarantine-{suffix}"] if kind == "processor" else [f"bench-copy-{suffix}"]
+        ensure_topics(make_admin(connection), [self.landing, *self.outputs], partitions=3)
+        self.group, self.txn = f"bench-{suffix}", f"bench-txn-{suffix}"
+        self.batch_size, self.max_body = batch_size, max_body
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWL_DECODER_")}
+        env["KAFKA_BOOTSTRAP_SERVERS"] = self.connection.bootstrap_servers
+        if self.kind == "processor":
+            env.update({
+                "CRAWL_DECODER_LANDING_TOPIC": self.landing, "CRAWL_DECODER_CLEAN_TOPIC": self.outputs[0],
+                "CRAWL_DECODER_QUARANTINE_TOPIC": self.outputs[1], "CRAWL_DECODER_GROUP_ID": self.group,
+                "CRAWL_DECODER_TRANSACTIONAL_ID": self.txn, "CRAWL_DECODER_PROCESSING_MODE": self.mode,
+                "CRAWL_DECODER_BATCH_SIZE": str(self.batch_size), "CRAWL_DECODER_HTTP_PORT": "0",
+                "CRAWL_DECODER_OVERRIDES_PATH": "/nonexistent/overrides.yaml", "CRAWL_DECODER_LOG_LEVEL": "warning",
+                "CRAWL_DECODER_MAX_BODY_BYTES": str(self.max_body),
+            })  # fmt: skip
+            command = [sys.executable, "-m", "consumer.cli", "run"]
+        else:
+            command = [
+                sys.executable, __file__, "--passthrough", "--landing", self.landing, "--output", self.outputs[0],
+                "--group", self.group, "--txn", self.txn, "--mode", self.mode, "--batch-size", str(self.batch_size),
+            ]  # fmt: skip
+        self.process = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+    def stop(self) -> float:
+        """Peak RSS (MB) of the child, then SIGTERM and wait."""
+        peak = peak_rss_mb(self.process.pid)
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return peak
+
+    def delete_topics(self) -> None:
+        for future in make_admin(self.connection).delete_topics([self.landing, *self.outputs]).values():
+            future.exception(timeout=60)
+
+
+def throughput(contender: Contender, items, timeout: float) -> tuple[float, float, float]:
+    """(records/s, MB/s, peak RSS) on a landing topic filled beforehand."""
+    total_bytes = produce(contender.connection, contender.landing, items, prefix="t")
+    reader = Reader(contender.connection, contender.outputs)
+    started = time.time()
+    contender.start()
+    try:
+        if not reader.wait_for(len(items), timeout):
+            print(f"  {contender.kind}/{contender.mode}: only {len(reader.seen)} of {len(items)} outputs", flush=True)
+        # Steady state: from the first output to the last, so process start-up and the group join
+        # (the same for both contenders) do not dilute the rate.
+        times = sorted(reader.seen.values()) or [started]
+        seconds = max(times[-1] - times[0], 1e-9)
+        done = max(len(times) - 1, 0)
+        return done / seconds, total_bytes / MiB * done / len(items) / seconds, contender.stop()
+    finally:
+        reader.close()
+        if contender.process.poll() is None:
+            contender.stop()
+
+
+def latency(contender: Contender, items, rate: float, timeout: float) -> tuple[float, float]:
+    """(p50 ms, p99 ms) from the landing timestamp to read_committed visibility, at *rate* records/s."""
+    reader = Reader(contender.connection, contender.outputs)
+    contender.start()
+    try:
+        _wait_assigned(contender)
+        produce(contender.connection, contender.landing, items, rate=rate, prefix="l")
+        reader.wait_for(len(items), timeout)
+        # Landing timestamps (CreateTime, ms) are read back rather than assumed.
+        sent_at = _landing_timestamps(contender.connection, contender.landing, len(items))
+        lat = sorted((reader.seen[k] - sent_at[k]) * 1000 for k in sent_at if k in reader.seen)
+        if not lat:
+            return float("nan"), float("nan")
+        return statistics.median(lat), lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+    finally:
+        reader.close()
+        contender.stop()
+
+
+def _wait_assigned(contender: Contender, timeout: float = 60.0) -> None:
+    """Wait until the contender's group has a member (it has joined and will fetch)."""
+    admin = make_admin(contender.connection)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        description = admin.describe_consumer_groups([contender.group])[contender.group].result(timeout=30)
+        if description.members and any(m.assignment.topic_partitions for m in description.members):
+            time.sleep(0.5)  # let the first fetch start
+            return
+        time.sleep(0.2)
+
+
+def _landing_timestamps(connection: KafkaConnection, topic: str, count: int) -> dict[bytes, float]:
+    consumer = make_consumer(connection, f"bench-ts-{uuid.uuid4().hex}", isolation_level="read_uncommitted")
+    consumer.subscribe([topic])
+    out: dict[bytes, float] = {}
+    deadline = time.monotonic() + 120
+    try:
+        while len(out) < count and time.monotonic() < deadline:
+            for message in consumer.consume(1000, 0.5):
+                if message.error() is None:
+                    out[message.key()] = message.timestamp()[1] / 1000
+    finally:
+        consumer.close()
+    return out
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
+    items = corpus(args.records, args.kb)
+    latency_items = corpus(args.latency_records, args.kb, seed=2)
+    results = []
+    for mode in ("at-least-once", "exactly-once"):
+        rates = {}
+        for kind in ("pass-through", "processor"):
+            contender = Contender(kind, mode, connection, args.batch_size, args.max_body)
+            result = Result(kind, mode)
+            result.records_s, result.mb_s, result.peak_rss_mb = throughput(contender, items, args.timeout)
+            rates[kind] = result.records_s
+            contender.delete_topics()
+            results.append(result)
+            print(f"  {kind:12} {mode:13} {result.records_s:9.0f} rec/s {result.mb_s:8.1f} MB/s", flush=True)
+        rate = 0.5 * min(rates.values())
+        for result in results[-2:]:
+            contender = Contender(result.name, mode, connection, args.batch_size, args.max_body)
+            result.p50_ms, result.p99_ms = latency(contender, latency_items, rate, args.timeout)
+            contender.delete_topics()
+            print(f"  {result.name:12} {mode:13} latency at {rate:.0f} rec/s: p50 {result.p50_ms:.0f} ms, p99 {result.p99_ms:.0f} ms", flush=True)
+    if args.big:
+        results.append(big_messages(args, connection))
+    return results
+
+
+def big_messages(args: argparse.Namespace, connection: KafkaConnection) -> Result:
+    """A few 16 MB bodies (max_body_bytes 16 MiB) among normal pages: the processor's peak RSS."""
+    rng = random.Random(3)
+    huge = page(rng, 16 * 1024 - 64, "en", "utf-8").encode("utf-8")[: 16 * MiB - 4096]
+    items = corpus(200, args.kb, seed=4)
+    for i in range(args.big):
+        items[i * (len(items) // args.big)] = ("https://huge.example/", huge, "text/html")
+    contender = Contender("processor", "exactly-once", connection, args.batch_size, 16 * MiB)
+    result = Result("processor 16MB", "exactly-once")
+    result.records_s, result.mb_s, result.peak_rss_mb = throughput(contender, items, args.timeout)
+    contender.delete_topics()
+    return result
+
+
+def table(results: list[Result]) -> str:
+    lines = [
+        f"{'contender':16} {'mode':14} {'rec/s':>8} {'MB/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'peak RSS MB':>12}",
+    ]
+    for r in results:
+        lines.append(
+            f"{r.name:16} {r.mode:14} {r.records_s:8.0f} {r.mb_s:7.1f} {r.p50_ms:8.0f} {r.p99_ms:8.0f} {r.peak_rss_mb:12.0f}"
+        )
+    lines.append("")
+    lines.append("ratio processor / pass-through (throughput; latency)")
+    for mode in ("at-least-once", "exactly-once"):
+        p = next(r for r in results if r.name == "processor" and r.mode == mode)
+        q = next(r for r in results if r.name == "pass-through" and r.mode == mode)
+        lines.append(
+            f"  {mode:14} records/s {p.records_s / q.records_s:5.2f}x   MB/s {p.mb_s / q.mb_s:5.2f}x   "
+            f"p50 {p.p50_ms / q.p50_ms:5.2f}x   p99 {p.p99_ms / q.p99_ms:5.2f}x"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=20000, help="records in each throughput run")
+    parser.add_argument("--kb", type=int, default=30, help="approximate size of each page")
+    parser.add_argument("--latency-records", type=int, default=2000, help="records in each latency run")
+    parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--big", type=int, default=4, help="16 MB bodies in the last run (0: skip it)")
+    parser.add_argument("--max-body", type=int, default=16 * MiB, help="processor max_body_bytes")
+    parser.add_argument("--timeout", type=float, default=600.0, help="per run")
+    # The pass-through child's own options.
+    parser.add_argument("--passthrough", action="store_true", help=argparse.SUPPRESS)
+    for name in ("--landing", "--output", "--group", "--txn", "--mode"):
+        parser.add_argument(name, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.passthrough:
+        return passthrough_main(args)
+
+    from consumer.devbroker import LocalBroker
+
+    broker = None
+    bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
+    if not bootstrap:
+        broker = LocalBroker()
+        bootstrap = broker.start()
+    try:
+        print(f"broker {bootstrap}; {args.records} records of ~{args.kb} KB, batch {args.batch_size}", flush=True)
+        results = run(args, KafkaConnection(bootstrap))
+    finally:
+        if broker is not None:
+            broker.stop()
+    print()
+    print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
