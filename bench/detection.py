@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "decoding" / "detection")]
 
 import charset_normalizer  # noqa: E402
-from corpus import LOCALES, Page, corpus, decode, page  # noqa: E402
+from corpus import LOCALES, Page, catalog_corpus, corpus, decode, page  # noqa: E402
 
 from consumer.decoding.detection import detect  # noqa: E402
 
@@ -82,6 +82,10 @@ def main() -> None:
     accuracy(corpus(args.per_encoding, args.seed))
     print("\nShort pages (150-700 bytes: a title and a few sentences):")
     accuracy(corpus(args.per_encoding, args.seed + 1, min_size=150, max_size=700))
+    catalogs = catalog_corpus(args.per_encoding, args.seed + 2)
+    if catalogs:
+        print("\nOut of domain: pages of this machine's gettext translations (/usr/share/locale), 1-50 KiB:")
+        accuracy(catalogs)
     print()
     speed(args.seed)
 

@@ -479,13 +479,15 @@ _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
 
 
 def _mixing_classes(encoding: str) -> bytes | None:
-    """A translate table: ASCII letters to "a", the encoding's non-Latin letters to "n", the rest to "."."""
+    """A translate table: ASCII letters to "a", the encoding's non-Latin letters and marks to "n", the rest to "."."""
     table = bytearray(b"." * 256)
     for byte in range(0x80):
         if chr(byte).isalpha():
             table[byte] = ord("a")
     for index, char in enumerate(SINGLE_BYTE[encoding]):
-        if unicodedata.category(char)[0] == "L" and _script(char) != "LATIN":
+        # Letters and marks (Thai vowels and tones are marks); the generic
+        # combining accents windows-1258 puts after Latin letters are script "COMBINING".
+        if unicodedata.category(char)[0] in "LM" and _script(char) not in ("LATIN", "COMBINING"):
             table[0x80 + index] = ord("n")
     return bytes(table) if b"n" in table else None
 

@@ -17,12 +17,14 @@ because the resolver takes those as UTF-8 before it asks detection.
 from __future__ import annotations
 
 import codecs
+import gettext
 import random
 import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.util import find_spec
+from pathlib import Path
 
 from faker import Faker
 
@@ -184,6 +186,59 @@ def page(locale: str, encoding: str, size: int, seed: int, split: str = "eval") 
     if body is None or _is_utf8(body) or body.isascii():
         return None
     return Page(locale, encoding, LOCALES[locale][2], text, body)
+
+
+#: Faker locale -> the gettext language directory of its translations.
+_GETTEXT_LANGUAGES = {locale: locale.split("_")[0] for locale in LOCALES} | {
+    "zh_CN": "zh_CN",
+    "zh_TW": "zh_TW",
+    "pt_BR": "pt_BR",
+}
+
+
+def catalog_messages(locale: str, root: Path = Path("/usr/share/locale")) -> list[str]:
+    """Translated messages of *locale* from the machine's gettext catalogs: real text Faker never wrote.
+
+    Messages without a non-ASCII character (mostly untranslated English) or with
+    control characters are left out.
+    What exists depends on the machine, so only the benchmark uses these.
+    """
+    messages = set()
+    for path in sorted((root / _GETTEXT_LANGUAGES[locale] / "LC_MESSAGES").glob("*.mo")):
+        try:
+            with path.open("rb") as file:
+                catalog = gettext.GNUTranslations(file)._catalog  # noqa: SLF001 - the parsed msgid -> msgstr table
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        for message in catalog.values():
+            text = " ".join(str(message).split())
+            if text and not text.isascii() and text.isprintable():
+                messages.add(text)
+    return sorted(messages)
+
+
+def catalog_corpus(per_encoding: int, seed: int, min_size: int = 1024, max_size: int = 50 * 1024) -> list[Page]:
+    """Like ``corpus`` but the paragraphs are gettext messages (see ``catalog_messages``)."""
+    rng = random.Random(seed)
+    pages = []
+    for locale, (_, encodings, tld) in LOCALES.items():
+        messages = catalog_messages(locale)
+        if locale == "vi_VN":
+            messages = [to_windows_1258_form(message) for message in messages]
+        if len(messages) < 50:
+            continue
+        for encoding in encodings:
+            usable = [message for message in messages if encode(message, encoding) is not None]
+            for _ in range(per_encoding):
+                size = int(min_size * (max_size / min_size) ** rng.random())
+                text = "<!DOCTYPE html>\n<html>\n<head>\n<title>Messages</title>\n</head>\n<body>\n"
+                while len(text.encode("utf-8")) < size and usable:
+                    text += "<p>" + " ".join(rng.sample(usable, min(3, len(usable)))) + "</p>\n"
+                text += "</body>\n</html>\n"
+                body = encode(text, encoding)
+                if body is not None and not _is_utf8(body) and not body.isascii():
+                    pages.append(Page(locale, encoding, tld, text, body))
+    return pages
 
 
 def _is_utf8(body: bytes) -> bool:

@@ -100,6 +100,9 @@ def test_short_snippets_are_detected() -> None:
     # Read as windows-1251, "château" would be "chвteau": a Cyrillic letter inside a Latin word.
     french = encode("<p>Le château se trouve près de la forêt. Où êtes-vous</p>", "windows-1252")
     assert detect(french).encoding == "windows-1252"
+    # Read as windows-874, "é" is a Thai tone mark: a Thai mark on a Latin letter.
+    quoted = encode("<p>« Le résultat est prévu », a déclaré le président.</p>", "windows-1252")
+    assert detect(quoted).encoding == "windows-1252"
 
 
 def test_gb18030_four_byte_sequences_name_gb18030() -> None:
