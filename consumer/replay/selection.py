@@ -38,12 +38,6 @@ class Selection:
     def __post_init__(self) -> None:
         object.__setattr__(self, "hosts", tuple(normalise_host(h) for h in self.hosts))
 
-    @property
-    def filtered(self) -> bool:
-        """True when some record may go unselected (an unfiltered run selects all)."""
-        times = (self.since_ms, self.until_ms)
-        return bool(self.hosts or self.reasons or self.from_offsets) or times != (None, None)
-
     def selects(self, record: Mapping, raw: Mapping | None, partition: int, offset: int) -> bool:
         return (
             self._offset_selected(partition, offset)

@@ -146,7 +146,10 @@ def quarantine(kafka_connection, settings_for, produce, topics, outputs):
 
 @pytest.fixture
 def replay(config_file, kafka_bootstrap, monkeypatch, capsys):
-    """``replay(*args) -> (exit_status, stdout)``: ``crawl-decoder replay --config ... *args`` in this process."""
+    """``replay(*args) -> (exit_status, stdout)``: ``crawl-decoder replay --config ... *args`` in this process.
+
+    The last run's stderr is ``replay.err``.
+    """
     monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", kafka_bootstrap)
 
     def run(*args: str) -> tuple[int, str]:
@@ -159,7 +162,9 @@ def replay(config_file, kafka_bootstrap, monkeypatch, capsys):
                 signal.signal(sig, handler)
             # The command logs to sys.stderr as it was, capsys's buffer, which closes with the test.
             configure_logging("info", stream=sys.__stderr__)
-        return status, capsys.readouterr().out
+        captured = capsys.readouterr()
+        run.err = captured.err
+        return status, captured.out
 
     return run
 

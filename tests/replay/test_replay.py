@@ -139,3 +139,15 @@ def test_an_unreadable_record_is_read_again_and_released_once_its_schema_is_know
     again = outputs.quarantine()[-1]
     assert again["raw_value"] == b"not avro at all" and again["replay_count"] == 1
     assert again["reason"] == "unreadable-record" and again["raw"] is None
+
+
+def test_a_missing_quarantine_topic_is_a_clear_error(replay, config_file, tmp_path):
+    import yaml
+
+    values = yaml.safe_load(config_file.read_text())
+    values["quarantine_topic"] = "test-no-such-topic-" + tmp_path.name
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump(values))
+    status, _ = replay("--config", str(other))
+    assert status == 2
+    assert f"quarantine topic {values['quarantine_topic']!r} does not exist" in replay.err
