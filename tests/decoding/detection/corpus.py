@@ -64,7 +64,10 @@ _NON_LATIN = {
     "ja_JP", "zh_CN", "zh_TW", "ko_KR", "ru_RU", "uk_UA", "bg_BG", "el_GR", "he_IL", "ar_AA", "fa_IR", "th_TH",
 }
 # Providers with localized output in (almost) every locale; lorem is used where the locale has its own word list.
-_PROVIDERS = ("first_name", "last_name", "city", "street_name", "job", "company")
+_PROVIDERS = (
+    "first_name", "last_name", "city", "street_name", "job", "company",
+    "catch_phrase", "country", "day_of_week", "month_name", "administrative_unit", "color_name",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +109,8 @@ _FAKERS: dict[str, Faker] = {}
 def _some_words(fake: Faker, rng: random.Random, has_lorem: bool) -> list[str]:
     if has_lorem and rng.random() < 0.7:
         return fake.words(3)
-    return getattr(fake, rng.choice(_PROVIDERS))().replace(",", " ").split()
+    provider = getattr(fake, rng.choice(_PROVIDERS), fake.city)  # not every locale has every provider
+    return provider().replace(",", " ").split()
 
 
 def to_windows_1258_form(text: str) -> str:
