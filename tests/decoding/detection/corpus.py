@@ -12,6 +12,10 @@ A page is a small head without any charset, then paragraphs of text up to a
 target size, encoded into one encoding.  Sentences the encoding cannot
 represent are dropped; pages whose bytes are valid UTF-8 are not produced,
 because the resolver takes those as UTF-8 before it asks detection.
+
+``catalog_corpus`` builds the same kind of pages from the machine's gettext
+translations instead: real text from another source than the model's, used by
+the benchmark only, since what is installed differs between machines.
 """
 
 from __future__ import annotations
@@ -63,7 +67,8 @@ _FULL_STOP = {"ja_JP": "。", "zh_CN": "。", "zh_TW": "。", "th_TH": " "}
 _NON_LATIN = {
     "ja_JP", "zh_CN", "zh_TW", "ko_KR", "ru_RU", "uk_UA", "bg_BG", "el_GR", "he_IL", "ar_AA", "fa_IR", "th_TH",
 }
-# Providers with localized output in (almost) every locale; lorem is used where the locale has its own word list.
+# Providers localized in many locales (others answer in English: ASCII words, dropped for non-Latin scripts);
+# lorem is used where the locale has its own word list.
 _PROVIDERS = (
     "first_name", "last_name", "city", "street_name", "job", "company",
     "catch_phrase", "country", "day_of_week", "month_name", "administrative_unit", "color_name",
