@@ -1,0 +1,264 @@
+"""The meta prescan: implements the HTML Standard's "prescan a byte stream to determine its encoding".
+
+https://html.spec.whatwg.org/multipage/parsing.html#prescan-a-byte-stream-to-determine-its-encoding
+with "get an attribute" (#concept-get-attributes-when-sniffing) and "the
+algorithm for extracting a character encoding from a meta element"
+(https://html.spec.whatwg.org/multipage/urls-and-fetching.html#algorithm-for-extracting-a-character-encoding-from-a-meta-element).
+
+How it runs fast in Python and stays the standard's state machine:
+
+* The loop only has work to do at a "<": every other byte is "do nothing with
+  that byte", so ``bytes.find`` jumps from one "<" to the next.
+* "get an attribute" is a deterministic automaton over bytes, so it is written
+  as one compiled pattern (``_ATTRIBUTE``), step by step, with possessive
+  quantifiers (``*+``) and alternatives that start on disjoint bytes: the
+  engine never backtracks, so it reads each byte once, in C.  A pattern that
+  does not match means the standard's "runs out of bytes".
+* Skipping the attributes of any other tag is "repeatedly get an attribute"
+  up to the ">", the same pattern repeated (``_ATTRIBUTES_TO_GT``).
+* Only a ``<meta`` can produce an answer, so a window in which ``<meta``
+  (ASCII case-insensitively) does not occur is answered without scanning.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .labels import get_encoding
+from .xml_declaration import get_xml_encoding
+
+#: The standard encourages user agents to prescan only the first 1024 bytes.
+PRESCAN_BYTES = 1024
+#: How far ``late_meta`` looks by default.
+LATE_META_LIMIT = 65536
+
+# The bytes "get an attribute" treats as whitespace: 0x09 0x0A 0x0C 0x0D 0x20.
+_WS = rb"\t\n\x0c\r\x20"
+_NAME = rb"[^" + _WS + rb"/>][^=" + _WS + rb"/>]*+"
+# After the name (steps 4-12): "=" (perhaps after spaces) and a value, or no
+# value because the name ended at "/" or ">", or at spaces followed by
+# something that is not "=".  Each alternative requires the byte that ends
+# it, so running out of bytes makes the whole pattern fail, as the standard
+# aborts.  An unterminated quote fails too: it runs out inside the quote loop.
+_VALUE = (
+    rb"(?:[" + _WS + rb"]*+=[" + _WS + rb"]*+"
+    rb"""(?:"(?P<dq>[^"]*+)"|'(?P<sq>[^']*+)'|(?=>)"""
+    rb"|(?P<uq>[^" + _WS + rb">\"'][^" + _WS + rb">]*+)(?=[" + _WS + rb">]))"
+    rb"|(?=[/>])"
+    rb"|[" + _WS + rb"]++(?=[^=" + _WS + rb"]))"
+)
+# One call of "get an attribute" from the current position.  Group "gt" is
+# step 2's "there isn't one"; it consumes the ">" so that the match ends where
+# the prescan's "next byte" step continues.
+_ATTRIBUTE = re.compile(rb"[" + _WS + rb"/]*+(?:(?P<gt>>)|(?P<name>" + _NAME + rb")" + _VALUE + rb")")
+# "Repeatedly get an attribute until no further attributes can be found",
+# ending after the ">".
+_ATTRIBUTES_TO_GT = re.compile(
+    rb"(?:[" + _WS + rb"/]*+" + _NAME + re.sub(rb"\(\?P<\w+>", b"(?:", _VALUE) + rb")*+[" + _WS + rb"/]*+>"
+)
+# A tag's first step: "advance to the next 0x09, 0x0A, 0x0C, 0x0D, 0x20 or 0x3E byte".
+_TAG_NAME = re.compile(rb"<[^" + _WS + rb">]*+")
+_META_END = b"\t\n\x0c\r /"  # the bytes that may follow "<meta"
+_LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_WHITESPACE = b"\t\n\x0c\r "
+_TAG_NAME_END = frozenset(b"\t\n\x0c\r />")
+_PRAGMA_NAMES = frozenset((b"http-equiv", b"content", b"charset"))
+_GAVE_UP = -1  # _scan's position when the loop ran out of bytes or stopped
+_FAILURE = "failure"  # "getting an encoding" found no encoding; distinct from null (None)
+
+
+def prescan(body: bytes) -> str | None:
+    """Implements the HTML Standard's "prescan a byte stream to determine its encoding".
+
+    Scans the first 1024 bytes of *body* (after the caller removed a BOM) and
+    returns the WHATWG encoding name a ``<meta charset>`` or
+    ``<meta http-equiv=content-type content="...charset=...">`` declares, or
+    None.  As the standard says: a UTF-16 label means UTF-8, x-user-defined
+    means windows-1252, a ``<meta>`` not finished within the window does not
+    count, and when the scan finds nothing its result is "get an XML
+    encoding" (an ``<?xml ... encoding="..."?>`` at the very start).  The one
+    answer that is not UTF-8-compatible is the standard's UTF-16 XML
+    declaration sniff: a body starting ``<\\0?\\0x\\0`` is UTF-16LE
+    (``\\0<\\0?\\0x`` UTF-16BE).  Use ``prescan_meta`` to tell the two
+    sources apart.
+    """
+    window = body[:PRESCAN_BYTES]
+    if window.startswith(b"<\x00?\x00x\x00"):
+        return "UTF-16LE"
+    if window.startswith(b"\x00<\x00?\x00x"):
+        return "UTF-16BE"
+    found = prescan_meta(window)
+    return found if found is not None else get_xml_encoding(window)
+
+
+def prescan_meta(body: bytes) -> str | None:
+    """The ``<meta>`` part of ``prescan`` alone: the loop over the first 1024 bytes, no XML declaration.
+
+    Lets a caller attribute the prescan's answer to a ``<meta>`` rather than to
+    an XML declaration; ``prescan`` is this, then ``get_xml_encoding``.
+    """
+    window = body[:PRESCAN_BYTES]
+    if b"<meta" not in window.lower():
+        return None
+    return _scan(window, stop_at_body=False)[0]
+
+
+def late_meta(body: bytes, limit: int = LATE_META_LIMIT) -> str | None:
+    """A ``<meta>`` charset declared in the head but beyond the prescan's 1024 bytes.
+
+    Chromium keeps looking for a ``<meta>`` charset while it is still in the
+    head and, when it finds one, decodes the page again with it.  This applies
+    the prescan's own loop and attribute rules to the first *limit* bytes,
+    stopping at a ``<body`` start tag or a ``</head`` end tag, and returns the
+    encoding of the first ``<meta>`` the loop decides on, but only when that
+    ``<meta>`` ends past the first 1024 bytes (one that ends within them is
+    the prescan's answer, not a late one).  None otherwise.
+    """
+    if len(body) <= PRESCAN_BYTES:
+        return None
+    window = body[:limit]
+    if b"<meta" not in window.lower():
+        return None
+    found, end = _scan(window, stop_at_body=True)
+    if found is None or end <= PRESCAN_BYTES:
+        return None
+    return found
+
+
+def _scan(buf: bytes, *, stop_at_body: bool) -> tuple[str | None, int]:
+    """The prescan's loop over all of *buf*: (encoding, position after its ``<meta>``'s ">").
+
+    (None, _GAVE_UP) when the loop runs out of bytes or, with *stop_at_body*,
+    reaches ``<body`` or ``</head``.
+    """
+    find = buf.find
+    length = len(buf)
+    # Only a "<meta" can give an answer: past the last one, the loop can only run out.
+    last_meta = buf.lower().rfind(b"<meta")
+    position = 0
+    while True:
+        lt = find(b"<", position)
+        if lt < 0 or lt > last_meta:
+            return None, _GAVE_UP
+        second = buf[lt + 1]
+        if second == 0x21 and buf.startswith(b"--", lt + 2):  # "<!--"
+            # The "-->" may reuse the dashes of "<!--": "<!-->" is a whole comment.
+            end = find(b"-->", lt + 2)
+            if end < 0:
+                return None, _GAVE_UP
+            position = end + 3
+        elif second in b"Mm" and buf[lt + 2 : lt + 5].lower() == b"eta" and lt + 5 < length and buf[lt + 5] in _META_END:
+            found, position = _meta(buf, lt + 5)
+            if found is not None or position == _GAVE_UP:
+                return found, position
+        elif second in _LETTERS or (second == 0x2F and lt + 2 < length and buf[lt + 2] in _LETTERS):
+            if stop_at_body and _ends_head(buf, lt):
+                return None, _GAVE_UP
+            name = _TAG_NAME.match(buf, lt)
+            attributes = _ATTRIBUTES_TO_GT.match(buf, name.end())
+            if attributes is None:
+                return None, _GAVE_UP
+            position = attributes.end()
+        elif second in b"!/?":  # "<!", "</", "<?": bogus, up to the next ">"
+            end = find(b">", lt + 1)
+            if end < 0:
+                return None, _GAVE_UP
+            position = end + 1
+        else:
+            position = lt + 1
+
+
+def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
+    """The ``<meta`` branch from the byte after "meta": (encoding, position after ">").
+
+    (None, position) lets the loop go on at the next byte; (None, _GAVE_UP)
+    means the attributes ran out of bytes.
+    """
+    # Where the tag ends does not depend on what its attributes mean, so
+    # find it first: a truncated <meta> aborts the whole prescan, and a
+    # well-formed one needs its attributes read only up to the last of the
+    # three names that matter.
+    tag = _ATTRIBUTES_TO_GT.match(buf, position)
+    if tag is None:
+        return None, _GAVE_UP
+    end = tag.end()
+    seen: set[bytes] = set()
+    got_pragma = False
+    need_pragma: bool | None = None
+    charset: str | None = None
+    while not _PRAGMA_NAMES <= seen:
+        attribute = _ATTRIBUTE.match(buf, position)
+        position = attribute.end()
+        name = attribute.group("name")
+        if name is None:
+            break
+        name = name.lower()
+        if name in seen:  # a duplicate attribute is ignored: the first one wins
+            continue
+        seen.add(name)
+        if name not in _PRAGMA_NAMES:
+            continue
+        value = (attribute.group("dq") or attribute.group("sq") or attribute.group("uq") or b"").lower()
+        if name == b"http-equiv":
+            got_pragma = got_pragma or value == b"content-type"
+        elif name == b"content":
+            extracted = extract_meta_charset(value)
+            if extracted is not None and charset is None:
+                charset, need_pragma = extracted, True
+        else:
+            charset, need_pragma = get_encoding(value) or _FAILURE, False
+    if need_pragma is None or (need_pragma and not got_pragma) or charset in (None, _FAILURE):
+        return None, end
+    if charset in ("UTF-16BE", "UTF-16LE"):
+        return "UTF-8", end
+    if charset == "x-user-defined":
+        return "windows-1252", end
+    return charset, end
+
+
+def _ends_head(buf: bytes, lt: int) -> bool:
+    """Whether the tag at *lt* is ``<body`` or ``</head``: where ``late_meta`` stops looking."""
+    if buf[lt + 1] == 0x2F:
+        name, after = buf[lt + 2 : lt + 6], lt + 6
+        wanted = b"head"
+    else:
+        name, after = buf[lt + 1 : lt + 5], lt + 5
+        wanted = b"body"
+    return name.lower() == wanted and (after >= len(buf) or buf[after] in _TAG_NAME_END)
+
+
+def extract_meta_charset(content: bytes) -> str | None:
+    """Implements the HTML Standard's "algorithm for extracting a character encoding from a meta element".
+
+    *content* is a ``content`` attribute's value.  Returns the WHATWG encoding
+    its ``charset=`` names, or None ("nothing"), which includes an unmatched
+    quote and an unknown label.
+    """
+    content = content.lower()  # "charset" is matched ASCII case-insensitively
+    length = len(content)
+    position = 0
+    while True:
+        found = content.find(b"charset", position)
+        if found < 0:
+            return None
+        position = found + 7
+        while position < length and content[position] in _WHITESPACE:
+            position += 1
+        if position < length and content[position] == 0x3D:  # "="
+            break
+        # Otherwise look again from the byte after the whitespace.
+    position += 1
+    while position < length and content[position] in _WHITESPACE:
+        position += 1
+    if position >= length:
+        return None
+    quote = content[position]
+    if quote in (0x22, 0x27):
+        end = content.find(bytes([quote]), position + 1)
+        if end < 0:
+            return None  # an unmatched quote: nothing
+        return get_encoding(content[position + 1 : end])
+    end = position
+    while end < length and content[end] not in _WHITESPACE and content[end] != 0x3B:  # ";"
+        end += 1
+    return get_encoding(content[position:end])
