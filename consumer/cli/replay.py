@@ -115,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
         print("dry run: nothing was written or committed")
         print(format_hosts(summary))
     print(format_summary(summary, dry_run=options.dry_run))
+    if replayer.interrupted:
+        print("stopped before the end: run again to go on from the committed offsets (nothing is lost)")
+        return 1
     return 0
 
 

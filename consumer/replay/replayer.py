@@ -84,10 +84,16 @@ class Replayer:
         self.summary = Summary()
         self.log = get_logger(component="replay", group=options.group_id, dry_run=options.dry_run)
         self._stop = threading.Event()
+        self._interrupted = False
 
     def stop(self, *_signal_args) -> None:
         """Finish the current batch, then end the run (safe from a signal handler)."""
         self._stop.set()
+
+    @property
+    def interrupted(self) -> bool:
+        """The run was stopped before its end; the next run goes on from the committed cursor."""
+        return self._interrupted
 
     def run(self) -> Summary:
         consumer = self._consumer()
@@ -100,8 +106,7 @@ class Replayer:
                 return self.summary
             if not self.options.dry_run:
                 delivery = ExactlyOnce(
-                    make_producer(self.connection, transactional_id=self.options.transactional_id),
-                    timeout=self.settings.shutdown_timeout_s,
+                    self._producer(), timeout=self.settings.shutdown_timeout_s, renew=self._producer
                 )
                 delivery.start()
             consumer.assign([r.topic_partition() for r in ranges.values()])
@@ -120,7 +125,11 @@ class Replayer:
     def _loop(self, consumer: Consumer, delivery: ExactlyOnce | None, ranges: dict[int, PartitionRange]) -> None:
         view = CursorView(consumer, ranges)
         timeout = self.settings.batch_timeout_ms / 1000
-        while not self._stop.is_set() and not all(r.done for r in ranges.values()):
+        while not all(r.done for r in ranges.values()):
+            if self._stop.is_set():
+                self._interrupted = True
+                self.log.warning("replay stopped before the end; run it again to go on", **self.summary.counts())
+                return
             messages = consumer.consume(self.options.batch_size, timeout)
             batch, outputs, moved = Summary(), [], False
             for message in messages:
@@ -261,6 +270,9 @@ class Replayer:
         return Routed("quarantine", again, reason="too-large")
 
     # -- where to read -------------------------------------------------------------------
+
+    def _producer(self):
+        return make_producer(self.connection, transactional_id=self.options.transactional_id)
 
     def _consumer(self) -> Consumer:
         # A dry run reads under a throwaway group that never commits; the real group is only looked at.

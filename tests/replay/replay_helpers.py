@@ -5,7 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 import yaml
 from confluent_kafka import KafkaError, TopicPartition
@@ -13,19 +16,59 @@ from confluent_kafka import KafkaError, TopicPartition
 from consumer.decoding import Override, OverrideMode, OverrideTable, decode
 from consumer.kafka import KafkaConnection, make_consumer
 
-GBK_HOST = "shop.example.com"
+LEGACY_HOST = "shop.example.com"
 DE_HOST = "www.example.de"
-#: A short GBK title on a page that declares UTF-8: the detector is not confident
-#: enough (0.46) to overrule the declaration, so the page is lossy until an override
-#: forces GBK.  Each page is checked with decode() before it is used.
-GBK_TITLE = "北京"
 GERMAN = "Grüße aus München, schöne Straße, Käse und Brötchen für alle. "
 
+#: Short titles in a legacy encoding on pages that declare UTF-8.  When the detector
+#: is not confident enough to overrule the declaration the page is lossy, and only an
+#: override forcing the real encoding decodes it.  Which titles qualify depends on the
+#: detector's models (still being tuned), so the tests take the first that does, checked
+#: with decode(): (WHATWG name, Python codec, title).
+LEGACY_TITLES = (
+    ("GBK", "gbk", "北京"),
+    ("GBK", "gbk", "厦门"),
+    ("Big5", "big5", "新聞"),
+    ("Big5", "big5", "台南"),
+    ("ISO-8859-7", "iso-8859-7", "Τιμή"),
+    ("EUC-JP", "euc-jp", "東京"),
+    ("KOI8-R", "koi8-r", "Да"),
+)
 
-def gbk_page(i: int) -> tuple[str, bytes]:
-    body = b'<html><head><meta charset="utf-8"><title>' + GBK_TITLE.encode("gbk")
-    body += f"</title></head><body>item {i}</body></html>".encode()
-    return f"https://{GBK_HOST}/p/{i}", body
+
+@dataclass(frozen=True)
+class LegacyCase:
+    """Pages of LEGACY_HOST that declare UTF-8 but are *encoding*."""
+
+    encoding: str
+    codec: str
+    title: str
+
+    def page(self, i: int) -> tuple[str, bytes]:
+        body = b'<html><head><meta charset="utf-8"><title>' + self.title.encode(self.codec)
+        body += f"</title></head><body>item {i}</body></html>".encode()
+        return f"https://{LEGACY_HOST}/p/{i}", body
+
+    def override(self) -> Override:
+        return Override(LEGACY_HOST, self.encoding, OverrideMode.FORCE, f"declares UTF-8, serves {self.encoding}",
+                        dt.date(2099, 1, 1), "crawl-quality")
+
+    def rescued(self, pages: int) -> bool:
+        table = OverrideTable([self.override()])
+        for url, body in map(self.page, range(pages)):
+            fixed = decode(body, "text/html", url, table)
+            if not decode(body, "text/html", url, None).lossy or fixed.lossy or self.title not in fixed.text:
+                return False
+        return True
+
+
+def legacy_case(pages: int) -> LegacyCase:
+    """The first candidate whose pages are lossy by default and decode cleanly under a forced override."""
+    for encoding, codec, title in LEGACY_TITLES:
+        case = LegacyCase(encoding, codec, title)
+        if case.rescued(pages):
+            return case
+    pytest.fail("no candidate page is lossy by default yet clean under a forced override; add candidates")
 
 
 def damaged_utf8_page(i: int, bad_bytes: int, host: str = DE_HOST) -> tuple[str, bytes]:
@@ -33,10 +76,6 @@ def damaged_utf8_page(i: int, bad_bytes: int, host: str = DE_HOST) -> tuple[str,
     body = b'<html><head><meta charset="utf-8"></head><body><p>' + GERMAN.encode()
     body += b"\xff" * bad_bytes + f" #{i}</p></body></html>".encode()
     return f"https://{host}/a/{i}", body
-
-
-def gbk_override() -> Override:
-    return Override(GBK_HOST, "GBK", OverrideMode.FORCE, "declares UTF-8, serves GBK", dt.date(2099, 1, 1), "crawl-quality")
 
 
 def assert_lossy(url: str, body: bytes, *, fixed_by: OverrideTable | None = None, replacements: int | None = None):

@@ -10,12 +10,20 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from consumer.kafka import make_consumer
 
 from replay_helpers import damaged_utf8_page, raw, summary_of
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDS = 2000
+
+
+@pytest.fixture
+def topics(topic_factory) -> dict[str, str]:
+    """Three quarantine partitions: one cursor each, all committed in the same transactions."""
+    return {"landing": topic_factory(partitions=2), "clean": topic_factory(partitions=2), "quarantine": topic_factory(partitions=3)}
 
 
 def test_sigkill_midway_then_rerun_is_exactly_once(quarantine, replay, outputs, config_file, kafka_bootstrap,

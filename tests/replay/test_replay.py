@@ -8,26 +8,26 @@ from consumer.decoding import OverrideTable
 
 from replay_helpers import (
     DE_HOST,
-    GBK_HOST,
-    GBK_TITLE,
+    LEGACY_HOST,
     assert_lossy,
     committed_offsets,
     damaged_utf8_page,
-    gbk_override,
-    gbk_page,
+    legacy_case,
     raw,
     summary_of,
     write_overrides,
 )
 
 
-def gbk_items(n: int) -> list[tuple[bytes, dict]]:
+def legacy_items(n: int):
+    """*n* pages lossy until an override forces their real encoding, and that case."""
+    case = legacy_case(n)
     items = []
     for i in range(n):
-        url, body = gbk_page(i)
-        assert_lossy(url, body, fixed_by=OverrideTable([gbk_override()]))
-        items.append((f"gbk-{i}".encode(), raw(url, body)))
-    return items
+        url, body = case.page(i)
+        assert_lossy(url, body, fixed_by=OverrideTable([case.override()]))
+        items.append((f"legacy-{i}".encode(), raw(url, body)))
+    return items, case
 
 
 def damaged_items(n: int, bad_bytes: int, prefix: str) -> list[tuple[bytes, dict]]:
@@ -42,24 +42,24 @@ def damaged_items(n: int, bad_bytes: int, prefix: str) -> list[tuple[bytes, dict
 def test_an_override_releases_quarantined_pages_exactly_once_and_a_rerun_adds_nothing(
     quarantine, replay, outputs, settings_for, tmp_path, kafka_connection
 ):
-    gbk = gbk_items(8)
+    legacy, case = legacy_items(8)
     still = damaged_items(3, 2, "de")
-    quarantined = quarantine(gbk + still)
+    quarantined = quarantine(legacy + still)
     assert {r["reason"] for r in quarantined} == {"lossy"}
-    write_overrides(tmp_path / "overrides.yaml", gbk_override())
+    write_overrides(tmp_path / "overrides.yaml", case.override())
 
     status, out = replay()
     assert status == 0
     counts = summary_of(out)
     assert counts["read"] == 11 and counts["released"] == 8 and counts["still lossy"] == 3
     clean = outputs.clean()
-    assert Counter(r["key"] for r in clean) == Counter(k for k, _ in gbk), "each released record exactly once"
+    assert Counter(r["key"] for r in clean) == Counter(k for k, _ in legacy), "each released record exactly once"
     for record in clean:
-        assert GBK_TITLE in record["text"]
-        assert (record["encoding"], record["source"]) == ("GBK", "override")
-        assert record["override"]["host"] == GBK_HOST and record["override"]["encoding"] == "GBK"
+        assert case.title in record["text"]
+        assert (record["encoding"], record["source"]) == (case.encoding, "override")
+        assert record["override"]["host"] == LEGACY_HOST and record["override"]["encoding"] == case.encoding
         assert record["kafka_headers"] == [("trace", record["key"])], "original Kafka headers kept"
-        assert record["url"].startswith(f"https://{GBK_HOST}/")
+        assert record["url"].startswith(f"https://{LEGACY_HOST}/")
         assert record["replacement_threshold"] == 0
     left = outputs.quarantine()
     assert len(left) == 11, "still-lossy records are left where they are, not rewritten"
@@ -91,8 +91,9 @@ def test_a_threshold_releases_pages_with_few_replacements_and_is_recorded(quaran
 def test_dry_run_writes_and_commits_nothing_and_shows_what_would_change(
     quarantine, replay, outputs, settings_for, tmp_path, kafka_connection
 ):
-    quarantine(gbk_items(5) + damaged_items(2, 2, "de"))
-    write_overrides(tmp_path / "overrides.yaml", gbk_override())
+    legacy, case = legacy_items(5)
+    quarantine(legacy + damaged_items(2, 2, "de"))
+    write_overrides(tmp_path / "overrides.yaml", case.override())
     ends = outputs.ends()
 
     status, out = replay("--dry-run", "--requarantine")
@@ -100,9 +101,9 @@ def test_dry_run_writes_and_commits_nothing_and_shows_what_would_change(
     assert outputs.ends() == ends, "no record written to any topic"
     group = f"{settings_for().group_id}-replay"
     assert set(committed_offsets(kafka_connection, group, settings_for().quarantine_topic).values()) == {-1001}
-    table = {line.split()[0]: line for line in out.splitlines() if line.startswith((GBK_HOST, DE_HOST))}
-    assert table[GBK_HOST].split()[1:3] == ["5", "0"]
-    assert "UTF-8/meta-prescan -> GBK/override (5)" in table[GBK_HOST]
+    table = {line.split()[0]: line for line in out.splitlines() if line.startswith((LEGACY_HOST, DE_HOST))}
+    assert table[LEGACY_HOST].split()[1:3] == ["5", "0"]
+    assert f"UTF-8/meta-prescan -> {case.encoding}/override (5)" in table[LEGACY_HOST]
     assert table[DE_HOST].split()[1:3] == ["0", "2"]
     assert summary_of(out)["would be released"] == 5
 
