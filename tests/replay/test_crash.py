@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -62,3 +63,43 @@ def test_sigkill_midway_then_rerun_is_exactly_once(quarantine, replay, outputs, 
     assert summary_of(out)["released"] == RECORDS - len(partial), "the re-run starts at the committed cursor"
     released = Counter(r["key"] for r in outputs.clean())
     assert released == Counter(k for k, _ in items), "every record exactly once"
+
+
+def test_sigterm_stops_after_the_batch_then_a_rerun_finishes_the_job(quarantine, replay, outputs, config_file,
+                                                                       kafka_bootstrap, kafka_connection, topics):
+    items = []
+    for i in range(RECORDS):
+        url, body = damaged_utf8_page(i, 1)
+        items.append((f"t{i}".encode(), raw(url, body)))
+    quarantine(items)
+
+    command = [sys.executable, "-m", "consumer.cli", "replay", "--config", str(config_file),
+               "--threshold", "1", "--batch-size", "10"]
+    env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap}
+    watcher = make_consumer(kafka_connection, f"watch-{uuid.uuid4().hex}")
+    watcher.subscribe([topics["clean"]])
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = 0
+        deadline = time.monotonic() + 120
+        while seen < RECORDS // 10:
+            assert time.monotonic() < deadline, f"only {seen} records released before the deadline"
+            assert process.poll() is None, "the replay finished before it could be stopped; use more records"
+            seen += sum(1 for m in watcher.consume(100, 0.2) if m.error() is None)
+        process.terminate()
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        watcher.close()
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 1, "stopped early is not success"
+    assert "stopped before the end" in stdout
+    released_first = summary_of(stdout)["released"]
+    assert 0 < released_first < RECORDS
+    events = [json.loads(line)["event"] for line in stderr.splitlines() if line.startswith("{")]
+    assert "replay starting" in events and "replay finished" in events, "structured logs when not on a terminal"
+
+    status, out = replay("--threshold", "1", "--batch-size", "100")
+    assert status == 0
+    assert summary_of(out)["released"] == RECORDS - released_first, "the summary counted what was committed"
+    assert Counter(r["key"] for r in outputs.clean()) == Counter(k for k, _ in items), "every record exactly once"
