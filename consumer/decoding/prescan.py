@@ -53,15 +53,48 @@ _VALUE = (
 _ATTRIBUTE = re.compile(rb"[" + _WS + rb"/]*+(?:(?P<gt>>)|(?P<name>" + _NAME + rb")" + _VALUE + rb")")
 # "Repeatedly get an attribute until no further attributes can be found",
 # ending after the ">".
-_ATTRIBUTES_TO_GT = re.compile(
+_ATTRIBUTES_TO_GT_PATTERN = (
     rb"(?:[" + _WS + rb"/]*+" + _NAME + re.sub(rb"\(\?P<\w+>", b"(?:", _VALUE) + rb")*+[" + _WS + rb"/]*+>"
 )
-# A tag's first step: "advance to the next 0x09, 0x0A, 0x0C, 0x0D, 0x20 or 0x3E byte".
-_TAG_NAME = re.compile(rb"<[^" + _WS + rb">]*+")
+_ATTRIBUTES_TO_GT = re.compile(_ATTRIBUTES_TO_GT_PATTERN)
+
+
+def _loop_until_meta(tag_guard: bytes) -> re.Pattern[bytes]:
+    """The prescan's loop, every branch but ``<meta``, as one pattern: it stops where a <meta begins.
+
+    One alternative per branch of the standard's loop, in its order; they
+    start on different bytes and each is possessive, so the engine never
+    backtracks and reads each byte once.  The match ends at a ``<meta``
+    followed by whitespace or "/", at the end of the bytes, at a construct
+    that runs out of bytes (a comment without "-->", a tag or bogus markup
+    without its ">"), or where *tag_guard* refuses a tag.
+    """
+    return re.compile(
+        rb"(?:"
+        # Any other byte: do nothing with it.
+        rb"[^<]++"
+        # "<!--": up to the first ">" preceded by "--", which may be the
+        # dashes of "<!--" itself ("<!-->" is a whole comment).
+        rb"|<!--(?:[^>]++|(?<!--)>)*+>"
+        # "<" + letter or "</" + letter, but not "<meta" + space or "/": the
+        # tag name up to whitespace or ">", then its attributes to the ">".
+        rb"|<(?![Mm][Ee][Tt][Aa][" + _WS + rb"/])" + tag_guard + rb"/?[A-Za-z][^" + _WS + rb">]*+"
+        + _ATTRIBUTES_TO_GT_PATTERN
+        # "<!" (not a comment), "</" (not a tag) and "<?": up to the first ">".
+        + rb"|<(?:!(?!--)|/(?![A-Za-z])|\?)[^>]*+>"
+        # "<" followed by anything else is a byte like any other; a run of
+        # them is taken at once, but for a last one that starts a tag (the
+        # engine gives back at most that one "<").
+        rb"|<+(?![!/?A-Za-z])"
+        rb")*+"
+    )
+
+
+_PRESCAN_LOOP = _loop_until_meta(b"")
+# late_meta's loop also stops at "<body" and "</head", where the head ends.
+_HEAD_LOOP = _loop_until_meta(rb"(?![Bb][Oo][Dd][Yy][" + _WS + rb"/>]|/[Hh][Ee][Aa][Dd][" + _WS + rb"/>])")
 _META_END = b"\t\n\x0c\r /"  # the bytes that may follow "<meta"
-_LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _WHITESPACE = b"\t\n\x0c\r "
-_TAG_NAME_END = frozenset(b"\t\n\x0c\r />")
 _PRAGMA_NAMES = frozenset((b"http-equiv", b"content", b"charset"))
 _GAVE_UP = -1  # _scan's position when the loop ran out of bytes or stopped
 _FAILURE = "failure"  # "getting an encoding" found no encoding; distinct from null (None)
@@ -116,10 +149,7 @@ def late_meta(body: bytes, limit: int = LATE_META_LIMIT) -> str | None:
     """
     if len(body) <= PRESCAN_BYTES:
         return None
-    window = body[:limit]
-    if b"<meta" not in window.lower():
-        return None
-    found, end = _scan(window, stop_at_body=True)
+    found, end = _scan(body[:limit], stop_at_body=True)
     if found is None or end <= PRESCAN_BYTES:
         return None
     return found
@@ -131,41 +161,18 @@ def _scan(buf: bytes, *, stop_at_body: bool) -> tuple[str | None, int]:
     (None, _GAVE_UP) when the loop runs out of bytes or, with *stop_at_body*,
     reaches ``<body`` or ``</head``.
     """
-    find = buf.find
+    loop = (_HEAD_LOOP if stop_at_body else _PRESCAN_LOOP).match
     length = len(buf)
-    # Only a "<meta" can give an answer: past the last one, the loop can only run out.
-    last_meta = buf.lower().rfind(b"<meta")
     position = 0
     while True:
-        lt = find(b"<", position)
-        if lt < 0 or lt > last_meta:
+        position = loop(buf, position).end()
+        after = position + 5
+        if after >= length or buf[after] not in _META_END or buf[position + 1 : after].lower() != b"meta":
+            # The end, a construct that ran out of bytes, or the end of the head.
             return None, _GAVE_UP
-        second = buf[lt + 1]
-        if second == 0x21 and buf.startswith(b"--", lt + 2):  # "<!--"
-            # The "-->" may reuse the dashes of "<!--": "<!-->" is a whole comment.
-            end = find(b"-->", lt + 2)
-            if end < 0:
-                return None, _GAVE_UP
-            position = end + 3
-        elif second in b"Mm" and buf[lt + 2 : lt + 5].lower() == b"eta" and lt + 5 < length and buf[lt + 5] in _META_END:
-            found, position = _meta(buf, lt + 5)
-            if found is not None or position == _GAVE_UP:
-                return found, position
-        elif second in _LETTERS or (second == 0x2F and lt + 2 < length and buf[lt + 2] in _LETTERS):
-            if stop_at_body and _ends_head(buf, lt):
-                return None, _GAVE_UP
-            name = _TAG_NAME.match(buf, lt)
-            attributes = _ATTRIBUTES_TO_GT.match(buf, name.end())
-            if attributes is None:
-                return None, _GAVE_UP
-            position = attributes.end()
-        elif second in b"!/?":  # "<!", "</", "<?": bogus, up to the next ">"
-            end = find(b">", lt + 1)
-            if end < 0:
-                return None, _GAVE_UP
-            position = end + 1
-        else:
-            position = lt + 1
+        found, position = _meta(buf, after)
+        if found is not None or position == _GAVE_UP:
+            return found, position
 
 
 def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
@@ -182,6 +189,10 @@ def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
     if tag is None:
         return None, _GAVE_UP
     end = tag.end()
+    if b"charset" not in buf[position:end].lower():
+        # Both ways to declare (a charset attribute, "charset=" in a content
+        # attribute) need the word: <meta name=viewport ...> is done here.
+        return None, end
     seen: set[bytes] = set()
     got_pragma = False
     need_pragma: bool | None = None
@@ -207,6 +218,7 @@ def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
                 charset, need_pragma = extracted, True
         else:
             charset, need_pragma = get_encoding(value) or _FAILURE, False
+            break  # a charset attribute decides: no later attribute can change the result
     if need_pragma is None or (need_pragma and not got_pragma) or charset in (None, _FAILURE):
         return None, end
     if charset in ("UTF-16BE", "UTF-16LE"):
@@ -214,17 +226,6 @@ def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
     if charset == "x-user-defined":
         return "windows-1252", end
     return charset, end
-
-
-def _ends_head(buf: bytes, lt: int) -> bool:
-    """Whether the tag at *lt* is ``<body`` or ``</head``: where ``late_meta`` stops looking."""
-    if buf[lt + 1] == 0x2F:
-        name, after = buf[lt + 2 : lt + 6], lt + 6
-        wanted = b"head"
-    else:
-        name, after = buf[lt + 1 : lt + 5], lt + 5
-        wanted = b"body"
-    return name.lower() == wanted and (after >= len(buf) or buf[after] in _TAG_NAME_END)
 
 
 def extract_meta_charset(content: bytes) -> str | None:
