@@ -50,6 +50,11 @@ offsets and filters:
   since inclusive, until exclusive.  --from-offset/--to-offset are quarantine
   topic offsets, OFFSET (every partition) or PARTITION:OFFSET, half-open
   [from, to); reading never starts before the cursor.
+
+exit status:
+  0 done; 1 stopped before the end (SIGTERM/SIGINT after the current batch) or a
+  fatal Kafka error: run it again, it goes on from the committed offsets and
+  nothing is lost or duplicated; 2 invalid settings, overrides or arguments.
 """
 
 
