@@ -23,7 +23,9 @@ How a guess is made (``detect``):
    ASCII letter (French "château" read as windows-1251 is "chвteau").
    Single-byte candidates score from one byte histogram and 128-entry tables,
    so no per-byte Python loop runs per candidate.
-3. Confidence is the softmax share of the candidates that decode the window to
+3. Single-byte candidates close to the best are then compared on the rest
+   of the examined prefix, counting only the bytes where they differ.
+4. Confidence is the softmax share of the candidates that decode the window to
    the same text as the winner, times how plausible the winner's text is.
 
 Work is bounded: at most 64 KiB are examined, one histogram of the window is
@@ -60,6 +62,8 @@ WINDOW = 4 * 1024
 MIN_HIGH_BYTES = 256
 #: Bytes of the window checked for script mixing (bounds that check's cost).
 MIXING_SAMPLE = 8 * 1024
+#: Single-byte candidates this close (nats) to the best are compared on the whole examined prefix.
+REFINE_MARGIN = 20.0
 DEFAULT_ENCODING = "windows-1252"
 
 
@@ -241,8 +245,10 @@ def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
         return Detection(_fallback(hint), 1.0)
     window, window_whole = _window(head, first_high.start(), whole)
     high = window.translate(None, _ASCII_BYTES)
-    likelihoods, texts = _likelihoods(window, high, window_whole)
+    histogram = Counter(high)
+    likelihoods, texts, tables = _likelihoods(window, histogram, window_whole)
     scores = _with_priors(likelihoods, hint)
+    _count_beyond_window(scores, tables, histogram, head[first_high.start() + len(window) :])
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
     winner = max(scores, key=scores.__getitem__)
     return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, high))
@@ -258,14 +264,18 @@ def _window(head: bytes, start: int, whole: bool) -> tuple[bytes, bool]:
     return window, whole and end >= len(head)
 
 
-def _likelihoods(window: bytes, high: bytes, whole: bool) -> tuple[dict[str, float], dict[str, str]]:
-    """Every viable candidate's log-likelihood of the window, and the text of each multi-byte one."""
-    histogram = Counter(high)
+def _likelihoods(
+    window: bytes, histogram: Counter[int], whole: bool
+) -> tuple[dict[str, float], dict[str, str], dict[str, list[float]]]:
+    """Every viable candidate's log-likelihood of the window, the text of each
+    multi-byte one, and the table of each single-byte one's best language."""
     positions = [byte - 0x80 for byte in histogram]
     counts = list(histogram.values())
     scores: dict[str, float] = {}
+    best_tables: dict[str, list[float]] = {}
     for encoding, tables in _SINGLE_BYTE_TABLES.items():
-        scores[encoding] = max(sum(map(mul, counts, map(table.__getitem__, positions))) for table in tables)
+        scored = [(sum(map(mul, counts, map(table.__getitem__, positions))), table) for table in tables]
+        scores[encoding], best_tables[encoding] = max(scored, key=_first)
     texts: dict[str, str] = {}
     for encoding in _MULTI_BYTE:
         text = _decodes(window, encoding, whole)
@@ -276,7 +286,38 @@ def _likelihoods(window: bytes, high: bytes, whole: bool) -> tuple[dict[str, flo
         texts[encoding] = text
         characters = Counter(_ASCII_RUN.sub("", text))
         scores[encoding] = max(_text_likelihood(characters, language) for language in LANGUAGES[encoding])
-    return scores, texts
+    return scores, texts, best_tables
+
+
+def _first(pair: tuple[float, list[float]]) -> float:
+    return pair[0]
+
+
+def _count_beyond_window(
+    scores: dict[str, float], tables: dict[str, list[float]], histogram: Counter[int], rest: bytes
+) -> None:
+    """Add the evidence of the examined bytes after the window where the leading single-byte candidates differ.
+
+    The window settles the script and the language; encodings of one script
+    that differ in a few positions only (windows-1253 and ISO-8859-7 at Ά,
+    windows-1250 and ISO-8859-2 at š) tie on a window without those bytes, so
+    for the candidates within ``REFINE_MARGIN`` of the best, the bytes where
+    they differ are counted in the rest of the examined prefix (C counts over
+    its high bytes; each candidate keeps its window's best language).
+    """
+    if not rest:
+        return
+    best = max(scores.values())
+    group = [encoding for encoding in tables if scores[encoding] >= best - REFINE_MARGIN]
+    if len(group) < 2:
+        return
+    rest_high = rest.translate(None, _ASCII_BYTES)
+    for index in range(0x80):
+        if len({SINGLE_BYTE[encoding][index] for encoding in group}) == 1:
+            continue
+        extra = rest_high.count(0x80 + index)
+        for encoding in group if extra else ():
+            scores[encoding] += extra * tables[encoding][index]
 
 
 def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, float]:

@@ -150,9 +150,11 @@ def encode(text: str, encoding: str) -> bytes | None:
 
     codec = "gbk" if encoding == "GBK" else PYTHON_CODECS[encoding]
     try:
-        return text.encode(codec)
+        body = text.encode(codec)
     except UnicodeEncodeError:
         return None
+    # Some characters encode to bytes that decode to another (cp932 writes U+301C as 0x8160, read as U+FF5E).
+    return body if body.decode(codec) == text else None
 
 
 _ENCODERS: dict[str, dict[str, int]] = {}
