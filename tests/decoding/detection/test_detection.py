@@ -105,6 +105,16 @@ def test_short_snippets_are_detected() -> None:
     assert detect(quoted).encoding == "windows-1252"
 
 
+@pytest.mark.parametrize("encoding", ["ISO-8859-7", "windows-1253"])
+def test_a_difference_after_the_scored_window_still_counts(encoding: str) -> None:
+    # The two decode this Greek alike except for Ά, which occurs only ~20 KB in.
+    plain = "Η πόλη γεμίζει επισκέπτες από όλο τον κόσμο κάθε καλοκαίρι. "
+    text = html(plain * 300 + "Άνοιξη στην Αθήνα. Άλλη μια μέρα.", repeat=1)
+    body = encode(text, encoding)
+    assert body is not None and body.index(encode("Ά", encoding)) > 16 * 1024
+    assert detect(body).encoding == encoding
+
+
 def test_gb18030_four_byte_sequences_name_gb18030() -> None:
     body = html(TEXTS["zh_cn"] + " 😀").encode("gb18030")
     assert detect(body).encoding == "gb18030"
