@@ -248,7 +248,7 @@ def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
     histogram = Counter(high)
     likelihoods, texts, tables = _likelihoods(window, histogram, window_whole)
     scores = _with_priors(likelihoods, hint)
-    _count_beyond_window(scores, tables, histogram, head[first_high.start() + len(window) :])
+    _count_beyond_window(scores, tables, head[first_high.start() + len(window) :])
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
     winner = max(scores, key=scores.__getitem__)
     return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, high))
@@ -293,9 +293,7 @@ def _first(pair: tuple[float, list[float]]) -> float:
     return pair[0]
 
 
-def _count_beyond_window(
-    scores: dict[str, float], tables: dict[str, list[float]], histogram: Counter[int], rest: bytes
-) -> None:
+def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]], rest: bytes) -> None:
     """Add the evidence of the examined bytes after the window where the leading single-byte candidates differ.
 
     The window settles the script and the language; encodings of one script
