@@ -71,7 +71,8 @@ def register(subparsers) -> None:
     parser.add_argument("--threshold", type=_non_negative, metavar="N",
                         help="accept decodes with at most N replacement characters (default: replacement_threshold"
                         " setting); recorded in the clean record's replacement_threshold")
-    parser.add_argument("--group", help="consumer group of the replay cursor (default: <group_id>-replay)")
+    parser.add_argument("--group", help="consumer group of the replay cursor (default: <group_id>-replay); a new group starts at"
+                        " the earliest offset and would release again what another group already released")
     parser.add_argument("--transactional-id", help="producer transactional.id (default: <transactional_id>-replay)")
     parser.add_argument("--host", type=_arg(normalise_host), action="append", default=[], metavar="PATTERN",
                         help="only records of this host: exact, or *.suffix for sub-domains (repeatable)")
