@@ -1,0 +1,98 @@
+"""Mojibake: text that looks like UTF-8 decoded once too often, as windows-1252.
+
+When someone upstream decodes UTF-8 bytes as windows-1252 (or ISO-8859-1) and
+encodes the result as UTF-8 again, every multi-byte character turns into two
+to four characters: "é" (C3 A9) into "Ã©", "’" (E2 80 99) into "â€™".  The
+decode is then correct and the text is still wrong.  ``looks_double_encoded``
+flags it; it never changes the text (repairing is a human decision).
+"""
+
+from __future__ import annotations
+
+import re
+
+# windows-1252's 0x80-0x9F.  The five bytes it leaves undefined (81, 8D, 8F,
+# 90, 9D) decode as the C1 controls U+0081... in browsers, as ISO-8859-1
+# decodes all 32, so those map back to the same bytes.
+_CP1252_80_9F = "€\x81‚ƒ„…†‡ˆ‰Š‹ŒŽ\x8f\x90‘’“”•–—˜™š›œ\x9džŸ"
+_TO_BYTE = {char: 0x80 + index for index, char in enumerate(_CP1252_80_9F)}
+_TO_BYTE.update({chr(code): code for code in range(0x80, 0x100)})
+
+
+def _trie(encodings: list[bytes]) -> bytes:
+    """A pattern matching any of *encodings*, factored by leading byte so the engine tries few branches."""
+    if any(not encoding for encoding in encodings):
+        return b""
+    by_first: dict[int, list[bytes]] = {}
+    for encoding in encodings:
+        by_first.setdefault(encoding[0], []).append(encoding[1:])
+    branches = [re.escape(bytes([first])) + _trie(rests) for first, rests in sorted(by_first.items())]
+    return branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
+
+
+# The search runs over the text's UTF-8 encoding, where every lead character
+# (U+00C2-U+00F4) starts with the byte C3: a pattern with a literal first byte
+# lets the engine skip to candidates at memchr speed, even in accented text.
+# A continuation byte 0x80-0xBF shows as U+0080-U+00BF (C2 80-BF) or as one of
+# windows-1252's punctuation characters.
+_CONTINUATION = rb"(?:\xc2[\x80-\xbf]|" + _trie([char.encode("utf-8") for char in _CP1252_80_9F if char > "\xbf"]) + rb")"
+# Two-byte leads whose characters are plausible in text: Latin-1 and Latin
+# Extended (C2-C9), Greek (CE-CF), Cyrillic (D0-D3), Hebrew letters (D7),
+# Arabic (D8-DB).  Leads decoding to IPA, combining marks, Armenian or NKo are
+# left out: "ß«" and "É”" are German and French, not mojibake.
+_SEQUENCE = re.compile(
+    # The lookahead names the first bytes of every continuation's encoding,
+    # so that "é" followed by a letter is rejected after three bytes.
+    rb"\xc3(?=[\x82-\xb4][\xc2\xc5\xc6\xcb\xe2])"
+    rb"(?:[\x82-\x89\x8e-\x93\x97-\x9b]" + _CONTINUATION  # U+00C2-00C9, 00CE-00D3, 00D7-00DB
+    + rb"|[\xa0-\xaf]" + _CONTINUATION + rb"{2}"  # U+00E0-00EF: three-byte leads
+    + rb"|[\xb0-\xb4]" + _CONTINUATION + rb"{3})"  # U+00F0-00F4: four-byte leads
+)
+# Characters that end words, so "IRMÃ”" or "AMANHÃ…" may be Portuguese
+# capitals before punctuation: a sequence continued only by these is weak
+# evidence and never flags a text by itself.
+_WORD_FINAL = frozenset("\u00a0’”…–—»·")
+#: A single strong sequence flags a text only if it is at least this share of its non-ASCII characters.
+SINGLE_SEQUENCE_SHARE = 0.25
+#: Only this many characters are examined: the work is bounded, and an upstream double decode spoils a whole page.
+MAX_CHARS = 32768
+
+
+def looks_double_encoded(text: str) -> bool:
+    """Whether *text* looks like UTF-8 that was decoded as windows-1252 and re-encoded.
+
+    A candidate is a run of characters that windows-1252 maps back to bytes
+    forming one valid UTF-8 character (so "Ã©" counts; "SÃO" does not).  A
+    candidate continued only by word-final punctuation ("Ã”" in "IRMÃ”") is
+    weak and never counts alone.  The text is flagged with two strong
+    candidates, or with one that makes up a quarter or more of the text's
+    non-ASCII characters (a short title like "CafÃ©").  Looks at the first
+    ``MAX_CHARS`` characters only.
+    """
+    if text.isascii():
+        return False
+    text = text[:MAX_CHARS]
+    encoded = text.encode("utf-8", "surrogatepass")
+    if b"\xc3" not in encoded:  # every lead character, U+00C0-U+00FF, is C3 xx in UTF-8
+        return False
+    strong = covered = 0
+    for match in _SEQUENCE.finditer(encoded):
+        sequence = match.group().decode("utf-8")
+        if not _is_utf_8(sequence) or all(char in _WORD_FINAL for char in sequence[1:]):
+            continue
+        strong += 1
+        covered += len(sequence)
+        if strong >= 2:
+            return True
+    if strong == 0:
+        return False
+    non_ascii = len(text) - len(text.encode("ascii", "ignore"))
+    return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
+
+
+def _is_utf_8(sequence: str) -> bool:
+    try:
+        bytes(_TO_BYTE[char] for char in sequence).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

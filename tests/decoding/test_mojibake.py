@@ -1,0 +1,99 @@
+"""Mojibake: UTF-8 decoded as windows-1252 (or ISO-8859-1) and re-encoded, flagged, never changed."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from consumer.decoding.mojibake import looks_double_encoded
+
+
+def double_encoded(text: str, via: str = "cp1252") -> str:
+    """What an upstream that decodes UTF-8 as *via* makes of *text*."""
+    return text.encode("utf-8").decode(via, errors="replace" if via == "cp1252" else "strict")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CafÃ© au lait",  # é
+        "donâ€™t stop",  # ’
+        "â€œquotedâ€\x9d and more",  # “ ” (0x9D is undefined in windows-1252: U+009D)
+        "Ã¼ber alles und Ã¶fter",  # ü ö
+        "Ã‰cole Ã  Paris",  # É à
+        "SÃ£o Paulo Ã© a maior",  # ã é: the Portuguese that "SÃO PAULO" is not
+        "prix: 20Â â‚¬",  # nbsp (weak) and €
+        "Â© 2024 Example",  # ©
+        "ÃƒÂ©tÃƒÂ©",  # double double encoding
+        "ÐŸÑ€Ð¸Ð²ÐµÑ‚ Ð¼Ð¸Ñ€",  # Cyrillic
+        "Î•Î»Î»Î·Î½Î¹ÎºÎ¬",  # Greek
+        "Ù…Ø±Ø­Ø¨Ø§",  # Arabic
+        "ä¸­æ–‡ç½‘é¡µ",  # Chinese
+        "ðŸ˜€ smile",  # an emoji
+        "ï»¿<!DOCTYPE html>",  # a BOM decoded as text
+    ],
+)
+def test_flags_double_encoded_text(text):
+    assert looks_double_encoded(text)
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        "Le café est très bon, à la française, où naïve Noël s'écrit avec un tréma.",
+        "Über die Brücke gehen Mädchen und Jungen, Straße für Straße.",
+        "Los niños comían piñas en la mañana. ¿Qué pasó? ¡Olé!",
+        "Привет, мир! Это обычный русский текст.",
+        "日本語のテキストです。",
+        "Ελληνικά γράμματα",
+        "emoji 😀 and “quotes” — dashes… ©2024",
+    ],
+)
+def test_flags_what_a_real_round_trip_produces(original):
+    assert not looks_double_encoded(original)
+    assert looks_double_encoded(double_encoded(original))
+    assert looks_double_encoded(double_encoded(original, via="latin-1"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "plain ASCII text",
+        "SÃO PAULO É A MAIOR CIDADE DO BRASIL",  # Ã followed by a letter
+        "«IRMÔ e «MAÇÔ",  # Portuguese capitals before closing quotes: weak only
+        "AMANHÃ… TALVEZ",
+        "“CAFÉ” and CAFÉ’S",  # É + quote decodes to IPA, not a plausible character
+        "Straße »Fuß« und »Maß«",  # ß + guillemet decodes to NKo
+        "PERÚ” e AVÓ’",
+        "Le café est très bon, à la française, où naïve Noël.",
+        "Los niños comían piñas en la mañana. ¿Qué pasó? ¡Olé!",
+        "Ç'est 5×3 = 15, 20° Ø 3 mm, Ñandú",
+        "x Â y",  # a lone Â before a space
+        "A single stray CafÃ© in a long French text: " + "Le café est très bon, à la française. " * 20,
+        "日本語のテキストです。中文网页。한국어 텍스트.",
+        "Привет, мир!",
+    ],
+)
+def test_does_not_flag_legitimate_text(text):
+    assert not looks_double_encoded(text)
+
+
+def test_two_occurrences_flag_a_long_text():
+    text = "Le café est très bon. " * 50 + " CafÃ© et thÃ©."
+    assert looks_double_encoded(text)
+
+
+def test_a_sequence_that_is_not_utf_8_does_not_count():
+    # "Ã" + "\x80"-like characters that map back to C3 followed by a non-continuation, or
+    # overlong/surrogate forms (E0 80 80, ED A0 80), are not UTF-8.
+    assert not looks_double_encoded("à€€ and í\xa0€")  # E0 80 80 is overlong, ED A0 80 a surrogate
+
+
+@given(st.text(max_size=300))
+def test_never_raises_on_random_text(text):
+    assert looks_double_encoded(text) in (True, False)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ÃÂâ€™©¼¶ÐÑðŸ˜aé ”…»\u00a0\x81\x9d")), max_size=200))
+def test_never_raises_on_mojibake_alphabet(text):
+    assert looks_double_encoded(text) in (True, False)
