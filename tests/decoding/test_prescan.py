@@ -353,9 +353,28 @@ def _reference_prescan(stream: bytes) -> str | None:
             return "UTF-16LE"
         if stream.startswith(b"\x00<\x00?\x00x"):
             return "UTF-16BE"
-        return _reference_loop(stream)
+        return _reference_loop(stream)[0]
     except _RunOut:
         return get_xml_encoding(stream)
+
+
+def _reference_late_meta(body: bytes, limit: int) -> str | None:
+    """late_meta's contract over the same transcription, stopping at <body and </head."""
+    if len(body) <= PRESCAN_BYTES:
+        return None
+    try:
+        found, end = _reference_loop(body[:limit], stop_at_body=True)
+    except _RunOut:
+        return None
+    return found if end > PRESCAN_BYTES else None
+
+
+def _ends_head(rest: bytes) -> bool:
+    for prefix in (b"<body", b"</head"):
+        after = rest[len(prefix) : len(prefix) + 1]
+        if rest[: len(prefix)].lower() == prefix and (not after or after in b"\t\n\x0c\r />"):
+            return True
+    return False
 
 
 def _at(stream: bytes, position: int) -> int:
@@ -364,7 +383,7 @@ def _at(stream: bytes, position: int) -> int:
     return stream[position]
 
 
-def _reference_loop(stream: bytes) -> str:
+def _reference_loop(stream: bytes, stop_at_body: bool = False) -> tuple[str, int]:
     position = 0
     while True:
         rest = stream[position:]
@@ -394,10 +413,11 @@ def _reference_loop(stream: bytes) -> str:
                 elif name == "charset":
                     charset, need_pragma = get_encoding(value) or "failure", False
             if need_pragma is not None and not (need_pragma and not got_pragma) and charset != "failure":
-                return {"UTF-16BE": "UTF-8", "UTF-16LE": "UTF-8", "x-user-defined": "windows-1252"}.get(
-                    charset, charset
-                )
+                remapped = {"UTF-16BE": "UTF-8", "UTF-16LE": "UTF-8", "x-user-defined": "windows-1252"}
+                return remapped.get(charset, charset), position + 1
         elif rest[:1] == b"<" and (_is_letter(rest[1:2]) or (rest[1:2] == b"/" and _is_letter(rest[2:3]))):
+            if stop_at_body and _ends_head(rest):
+                raise _RunOut  # late_meta stops looking: no answer
             while _at(stream, position) not in _SPACE + b">":
                 position += 1
             while True:
@@ -511,3 +531,14 @@ def test_never_raises_on_random_bytes(body):
 def test_hostile_input_gives_no_answer_and_terminates(body):
     assert prescan(body) is None
     assert late_meta(body) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_FRAGMENTS), max_size=30),
+    st.lists(st.sampled_from(_FRAGMENTS), max_size=30),
+    st.integers(min_value=0, max_value=60),
+)
+def test_late_meta_agrees_with_the_literal_transcription(before, after, shift):
+    body = b"".join(before) + pad(PRESCAN_BYTES - 30 + shift) + b"".join(after)
+    assert late_meta(body, limit=PRESCAN_BYTES + 600) == _reference_late_meta(body, PRESCAN_BYTES + 600)
