@@ -7,17 +7,21 @@ algorithm for extracting a character encoding from a meta element"
 
 How it runs fast in Python and stays the standard's state machine:
 
-* The loop only has work to do at a "<": every other byte is "do nothing with
-  that byte", so ``bytes.find`` jumps from one "<" to the next.
 * "get an attribute" is a deterministic automaton over bytes, so it is written
   as one compiled pattern (``_ATTRIBUTE``), step by step, with possessive
   quantifiers (``*+``) and alternatives that start on disjoint bytes: the
   engine never backtracks, so it reads each byte once, in C.  A pattern that
   does not match means the standard's "runs out of bytes".
-* Skipping the attributes of any other tag is "repeatedly get an attribute"
-  up to the ">", the same pattern repeated (``_ATTRIBUTES_TO_GT``).
-* Only a ``<meta`` can produce an answer, so a window in which ``<meta``
-  (ASCII case-insensitively) does not occur is answered without scanning.
+* Every branch of the loop but ``<meta`` (other bytes, comments, tags and
+  their attributes, bogus markup) only moves the position, so together they
+  are one such pattern (``_loop_until_meta``) that stops where a ``<meta``
+  starts; Python runs the ``<meta`` branch (attribute list, got pragma, need
+  pragma, charset) step by step.
+* A ``<meta`` without the word "charset" cannot declare anything and is
+  skipped whole; a window without ``<meta`` is answered without scanning.
+
+tests/decoding/test_prescan.py checks all of it against a literal, byte at a
+time transcription of the standard.
 """
 
 from __future__ import annotations
