@@ -57,7 +57,13 @@ def rewind(consumer: Consumer, timeout: float) -> None:
     assigned = consumer.assignment()
     if not assigned:
         return
-    for tp in consumer.committed(assigned, timeout=timeout):
+    try:
+        committed = consumer.committed(assigned, timeout=timeout)
+    except KafkaException as exc:
+        # Without them the batch cannot be re-read from the right place: stop rather than guess
+        # (a restarted instance starts from the committed offsets).
+        raise ProcessorFatalError(f"cannot read committed offsets to re-read the batch: {exc.args[0].str()}") from exc
+    for tp in committed:
         offset = tp.offset if tp.offset >= 0 else OFFSET_BEGINNING
         consumer.seek(TopicPartition(tp.topic, tp.partition, offset))
 

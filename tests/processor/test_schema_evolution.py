@@ -98,7 +98,7 @@ def run_app(kafka_connection):
         assert not thread.is_alive()
 
 
-def test_single_object_newer_writer_from_the_schemas_dir_and_an_unknown_fingerprint(
+def test_single_object_newer_writer_from_writer_schemas_dir_and_an_unknown_fingerprint(
     settings_for, run_app, kafka_connection, topics, raw, tmp_path
 ):
     writers = tmp_path / "writers"
