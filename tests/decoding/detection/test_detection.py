@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from conftest import TEXTS, html
 from corpus import decode, encode
+from handwritten import TEXTS, html
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
