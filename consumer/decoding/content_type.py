@@ -12,6 +12,8 @@ combined header value, with "get, decode, and split"
 
 from __future__ import annotations
 
+import functools
+
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -189,9 +191,21 @@ def extract_mime_type(header_value: str | None) -> MimeType | None:
     The last value that parses wins, but it keeps the charset of an earlier
     value with the same essence when it has none itself.
     https://fetch.spec.whatwg.org/#concept-header-extract-mime-type
+
+    Cached: a crawl sees few distinct Content-Type values, and ``MimeType`` is
+    immutable.  Only short values are cached, so hostile ones cannot fill memory.
     """
     if header_value is None:
         return None
+    if len(header_value) <= _CACHEABLE_LENGTH:
+        return _extract_cached(header_value)
+    return _extract(header_value)
+
+
+_CACHEABLE_LENGTH = 256
+
+
+def _extract(header_value: str) -> MimeType | None:
     charset: str | None = None
     essence: str | None = None
     mime_type: MimeType | None = None
@@ -237,3 +251,6 @@ def is_json_mime(mime: MimeType | None) -> bool:
 def is_html_mime(mime: MimeType | None) -> bool:
     """The MIME Sniffing Standard's "HTML MIME type": essence text/html."""
     return mime is not None and mime.essence == "text/html"
+
+
+_extract_cached = functools.lru_cache(maxsize=4096)(_extract)

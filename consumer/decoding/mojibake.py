@@ -54,11 +54,13 @@ _SEQUENCE = re.compile(
 _WORD_FINAL = frozenset("\u00a0’”…–—»·")
 #: A single strong sequence flags a text only if it is at least this share of its non-ASCII characters.
 SINGLE_SEQUENCE_SHARE = 0.25
-#: Only this many characters are examined: the work is bounded, and an upstream double decode spoils a whole page.
-MAX_CHARS = 32768
+#: Only this many characters are examined: the work is bounded (this check runs on every
+#: record, and costs about as much as the UTF-8 decode itself per KB of accented text), and
+#: an upstream double decode spoils a whole page, its head and first paragraphs included.
+MAX_CHARS = 16384
 
 
-def looks_double_encoded(text: str) -> bool:
+def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
     """Whether *text* looks like UTF-8 that was decoded as windows-1252 and re-encoded.
 
     A candidate is a run of characters that windows-1252 maps back to bytes
@@ -68,11 +70,18 @@ def looks_double_encoded(text: str) -> bool:
     candidates, or with one that makes up a quarter or more of the text's
     non-ASCII characters (a short title like "CafÃ©").  Looks at the first
     ``MAX_CHARS`` characters only.
+
+    *utf8*, when given, must be *text* encoded as UTF-8 (the body a UTF-8
+    decode produced *text* from): it spares re-encoding the text, which would
+    cost more than the decode itself.
     """
     if text.isascii():
         return False
     text = text[:MAX_CHARS]
-    encoded = text.encode("utf-8", "surrogatepass")
+    if utf8 is not None and len(utf8) <= MAX_CHARS:
+        encoded = utf8
+    else:
+        encoded = text.encode("utf-8", "surrogatepass")
     if b"\xc3" not in encoded:  # every lead character, U+00C0-U+00FF, is C3 xx in UTF-8
         return False
     strong = covered = 0

@@ -25,6 +25,7 @@ would turn every accented letter into mojibake; it is reported lossy instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -40,6 +41,8 @@ from .prescan import late_meta, prescan
 from .xml_declaration import xml_declared_encoding
 
 DEFAULT_ENCODING = "windows-1252"
+#: ESC $ @, ESC $ B (JIS X 0208), ESC ( J (Roman), ESC ( I (katakana): ISO-2022-JP's switches.
+_ISO_2022_JP_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
 #: A detector guess is taken after failed declarations only above this confidence.
 CONFIDENT_DETECTION = 0.5
 
@@ -105,6 +108,10 @@ class _Resolution:
         # run() records the first candidate it is handed, so by now this says
         # whether anything (BOM, forced override, declaration) named an encoding.
         declared_any = self.browser_choice is not None
+        if not declared_any and _ISO_2022_JP_ESCAPE.search(self.payload):
+            # ISO-2022-JP is 7-bit, hence valid UTF-8: its escapes must be looked at first.
+            guess = detect(self.payload, _tld_of(self.host))
+            yield "detector", guess.encoding, guess.confidence
         yield "utf-8-valid", "UTF-8", None
         if not declared_any and self._override_is(OverrideMode.FALLBACK):
             yield "override", self.override.encoding, None
@@ -147,6 +154,8 @@ class _Resolution:
     # -- results -----------------------------------------------------------
 
     def result(self, text: str, encoding: str, source: str, *, replacements: int = 0, confidence=None) -> Decoded:
+        # A clean UTF-8 decode's bytes are the text's UTF-8: the mojibake check needs no re-encoding.
+        utf8 = self._bytes_for(source) if encoding == "UTF-8" and not replacements else None
         return Decoded(
             text=text,
             encoding=encoding,
@@ -155,7 +164,7 @@ class _Resolution:
             declared=self.declared,
             conflicts=tuple(self.conflicts),
             confidence=confidence,
-            mojibake_suspected=looks_double_encoded(text),
+            mojibake_suspected=looks_double_encoded(text, utf8),
             override=self.override if source == "override" else None,
         )
 

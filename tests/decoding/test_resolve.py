@@ -215,3 +215,11 @@ def test_an_idn_host_matches_its_punycode_override():
     table = OverrideTable([override(host="xn--bcher-kva.example")])
     body = page("日本語").encode("cp932")
     assert decode(body, HTML, "https://bücher.example/", table).source == "override"
+
+
+def test_undeclared_iso_2022_jp_is_not_taken_for_utf8():
+    body = page("日本語のページです。今日は晴れです。").encode("iso2022_jp")
+    assert body.isascii()
+    decoded = decode(body, HTML, "https://www.example.jp/")
+    assert (decoded.encoding, decoded.source) == ("ISO-2022-JP", "detector")
+    assert "日本語のページです" in decoded.text
