@@ -84,6 +84,7 @@ class App:
             on_rejected=self._overrides_rejected,
             allow_missing=True,
         )
+        self.metrics.overrides_loaded(len(self.overrides.current))
         self._table_day = today()
         self._table = self._active_table()
         self.processor = Processor(

@@ -260,6 +260,12 @@ class Metrics:
             if loaded is not None:
                 self._overrides_loaded.set(loaded)
 
+    def overrides_loaded(self, loaded: int) -> None:
+        """The overrides in force at start-up (no reload counted): the file read before the first batch."""
+        self._overrides_valid.set(1)
+        self._overrides_loaded.set(loaded)
+        self._overrides_applied_at.set_to_current_time()
+
     def override_hit(self, host: str, agrees: bool | None) -> None:
         """Count a record decoded under the override whose host pattern is *host*.
 

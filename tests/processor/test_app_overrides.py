@@ -29,7 +29,9 @@ def test_overdue_overrides_are_flagged_and_the_policy_decides(tmp_path, policy, 
     path.write_text(ENTRY.format(policy=policy))
     settings = Settings(http_port=0, overrides_path=str(path), transactional_id="t")
     app = App(settings, KafkaConnection("127.0.0.1:9"), today=lambda: dt.date(2026, 2, 1))
-    assert "crawl_decoder_overrides_overdue 1.0" in app.metrics.render()[0].decode()
+    metrics = app.metrics.render()[0].decode()
+    assert "crawl_decoder_overrides_overdue 1.0" in metrics
+    assert "crawl_decoder_overrides_loaded 1.0" in metrics, "the start-up file counts as loaded"
     assert (app._table.lookup("old.example.com") is not None) is applies
 
 
