@@ -19,7 +19,7 @@ from .decoding import OverrideTable
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .observability.health import Heartbeat, HealthServer
-from .observability.host_alarms import HostAlarms
+from .observability.host_alarms import HostAlarms, alarms_route
 from .observability.logging import get_logger
 from .observability.metrics import Metrics
 from .overrides.reload import OverridesWatcher
@@ -119,6 +119,8 @@ class App:
             self.metrics,
             is_alive=lambda: self.heartbeat.alive(LIVENESS_WINDOW_S),
             is_ready=lambda: self.processor.assigned.is_set() and not self.processor.stopping,
+            # Which hosts are behind a quarantine spike: metrics never carry host labels.
+            extra_routes={"/alarms": alarms_route(self.alarms)},
         )
 
     # -- lifecycle -----------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import urllib.error
 import urllib.request
@@ -68,6 +69,10 @@ def test_running_app_serves_probes_and_counts_records(
         assert samples(app, "crawl_decoder_transactions_total")[(("result", "committed"),)] >= written / 50
         assert samples(app, "crawl_decoder_end_to_end_latency_seconds_count")[()] == written
         assert get(app, "/healthz")[0] == 200
+        status, body = get(app, "/alarms")
+        alarms = json.loads(body)
+        assert status == 200 and alarms["hosts"], "/alarms lists the hosts seen, bounded"
+        assert {"host", "lossy"} <= set(alarms["hosts"][0])
     finally:
         app.stop()
         thread.join(60)
