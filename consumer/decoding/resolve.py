@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 from .bom import sniff_bom
 from .codecs import decode_bytes, decode_strict
@@ -38,6 +37,7 @@ from .labels import get_encoding
 from .mojibake import looks_double_encoded
 from .overrides import Override, OverrideMode, OverrideTable, as_table
 from .prescan import late_meta, prescan
+from .url import host_of, tld_of
 from .xml_declaration import xml_declared_encoding
 
 DEFAULT_ENCODING = "windows-1252"
@@ -69,7 +69,7 @@ class _Resolution:
     def __init__(self, body: bytes, content_type: str | None, url: str | None, table: OverrideTable):
         self.body = body
         self.mime: MimeType | None = extract_mime_type(content_type)
-        self.host = _host_of(url)
+        self.host = host_of(url)
         self.override: Override | None = table.lookup(self.host)
         self.bom, self.bom_length = sniff_bom(body)
         self.payload = body[self.bom_length :] if self.bom_length else body
@@ -110,7 +110,7 @@ class _Resolution:
         declared_any = self.browser_choice is not None
         if not declared_any and _ISO_2022_JP_ESCAPE.search(self.payload):
             # ISO-2022-JP is 7-bit, hence valid UTF-8: its escapes must be looked at first.
-            guess = detect(self.payload, _tld_of(self.host))
+            guess = detect(self.payload, tld_of(self.host))
             yield "detector", guess.encoding, guess.confidence
         yield "utf-8-valid", "UTF-8", None
         if not declared_any and self._override_is(OverrideMode.FALLBACK):
@@ -143,7 +143,7 @@ class _Resolution:
             if not declared_any:
                 self.browser_choice = ("utf-8-valid", "UTF-8")
             return
-        guess = detect(self.payload, _tld_of(self.host))
+        guess = detect(self.payload, tld_of(self.host))
         if declared_any and guess.confidence < CONFIDENT_DETECTION:
             self.conflicts.append(f"detector guessed {guess.encoding} with low confidence {guess.confidence:.2f}: not used")
             return
@@ -203,21 +203,6 @@ def _disagreements(declared: dict[str, str | None]) -> Iterator[str]:
         for place_b, b in named[i + 1 :]:
             if a != b:
                 yield f"{place_a} says {a} but {place_b} says {b}"
-
-
-def _host_of(url: str | None) -> str | None:
-    if not url:
-        return None
-    try:
-        return urlsplit(url).hostname
-    except ValueError:
-        return None
-
-
-def _tld_of(host: str | None) -> str | None:
-    if not host or host.replace(".", "").isdigit() or ":" in host:
-        return None
-    return host.rsplit(".", 1)[-1] or None
 
 
 def _ascii_count(text: str) -> int:

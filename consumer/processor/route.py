@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from ..decoding import Decoded, OverrideTable, decode
+from ..decoding.url import host_of
 from . import content_encoding
 from .records import Origin, Shadow, clean_record, header_value, quarantine_record
 
@@ -59,7 +59,7 @@ class Router:
         overrides: OverrideTable | None = None,
         replay_count: int = 0,
     ) -> Routed:
-        host = _host(raw.get("url"))
+        host = host_of(raw.get("url"))
         quarantine = self._quarantiner(raw, origin, key, kafka_headers, host, replay_count)
         encoding_header = None if raw.get("content_encoding_removed") else header_value(raw["headers"], "content-encoding")
         body = content_encoding.undo(raw["body"], encoding_header, self.max_body_bytes)
@@ -121,12 +121,3 @@ def _shadow(decoded: Decoded, body: bytes, content_type: str | None, url: str) -
         return None
     normal = decode(body, content_type, url, None)
     return Shadow(encoding=normal.encoding, same_text=normal.text == decoded.text, lossless=not normal.lossy)
-
-
-def _host(url: str | None) -> str | None:
-    if not url:
-        return None
-    try:
-        return urlsplit(url).hostname
-    except ValueError:
-        return None
