@@ -48,6 +48,12 @@ _SEQUENCE = re.compile(
     + rb"|[\xa0-\xaf]" + _CONTINUATION + rb"{2}"  # U+00E0-00EF: three-byte leads
     + rb"|[\xb0-\xb4]" + _CONTINUATION + rb"{3})"  # U+00F0-00F4: four-byte leads
 )
+# The first bytes of the continuations' encodings (C2, C5, C6, CB, E2): the byte
+# that follows a lead character in every match.
+_CONTINUATION_LEADS = tuple(
+    bytes([first])
+    for first in sorted({char.encode("utf-8")[0] for char in _CP1252_80_9F + "".join(map(chr, range(0x80, 0xC0)))})
+)
 # Characters that end words, so "IRMÃ”" or "AMANHÃ…" may be Portuguese
 # capitals before punctuation: a sequence continued only by these is weak
 # evidence and never flags a text by itself.
@@ -77,15 +83,28 @@ def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
     """
     if text.isascii():
         return False
-    text = text[:MAX_CHARS]
-    if utf8 is not None and len(utf8) <= MAX_CHARS:
-        encoded = utf8
+    if utf8 is None:
+        utf8 = text[:MAX_CHARS].encode("utf-8", "surrogatepass")
+        end = len(utf8)
     else:
-        encoded = text.encode("utf-8", "surrogatepass")
-    if b"\xc3" not in encoded:  # every lead character, U+00C0-U+00FF, is C3 xx in UTF-8
+        # The search covers the encoding of text[:MAX_CHARS] only.  Every character past
+        # MAX_CHARS takes at least one byte, so that encoding ends at or before `end`;
+        # where exactly is computed only if a match lies past byte MAX_CHARS (below).
+        end = len(utf8) - max(0, len(text) - MAX_CHARS)
+    start = _first_possible_start(utf8, end)
+    if start < 0:
         return False
     strong = covered = 0
-    for match in _SEQUENCE.finditer(encoded):
+    prefix_end = end if len(text) <= MAX_CHARS else None
+    for match in _SEQUENCE.finditer(utf8, start, end):
+        if match.end() > MAX_CHARS:
+            # Up to byte MAX_CHARS every match is inside the prefix (a character is at least
+            # a byte).  Past it, compare with where the prefix's encoding really ends; matches
+            # come in order, so the first one past that ends the search.
+            if prefix_end is None:
+                prefix_end = len(text[:MAX_CHARS].encode("utf-8", "surrogatepass"))
+            if match.end() > prefix_end:
+                break
         sequence = match.group().decode("utf-8")
         if not _is_utf_8(sequence) or all(char in _WORD_FINAL for char in sequence[1:]):
             continue
@@ -95,8 +114,28 @@ def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
             return True
     if strong == 0:
         return False
+    text = text[:MAX_CHARS]
     non_ascii = len(text) - len(text.encode("ascii", "ignore"))
     return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
+
+
+def _first_possible_start(encoded: bytes, end: int) -> int:
+    """Where ``_SEQUENCE`` may first match in ``encoded[:end]``, or -1 where it cannot match at all.
+
+    Necessary conditions, each found at memchr speed: a match starts with C3 (every
+    lead character, U+00C0-U+00FF, is C3 xx in UTF-8), and its third byte is the
+    first byte of a continuation's encoding (``_CONTINUATION_LEADS``).  A match
+    starting at s has that byte at s + 2 >= (the first C3) + 2, so no match
+    starts before the first such byte minus 2.  Accented text without any
+    continuation lead (no NBSP, no "’") is answered here without the regex.
+    """
+    first_lead = encoded.find(b"\xc3", 0, end)
+    if first_lead < 0:
+        return -1
+    thirds = [found for byte in _CONTINUATION_LEADS if (found := encoded.find(byte, first_lead + 2, end)) >= 0]
+    if not thirds:
+        return -1
+    return max(first_lead, min(thirds) - 2)
 
 
 def _is_utf_8(sequence: str) -> bool:
