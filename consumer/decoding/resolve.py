@@ -25,12 +25,14 @@ would turn every accented letter into mojibake; it is reported lossy instead.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
+from types import MappingProxyType
 
 from .bom import sniff_bom
 from .codecs import decode_bytes, decode_strict
-from .content_type import MimeType, extract_mime_type, is_json_mime, is_xml_mime
+from .content_type import extract_mime_type, is_json_mime, is_xml_mime
 from .decoded import Decoded
 from .detection import detect
 from .labels import get_encoding
@@ -45,6 +47,9 @@ DEFAULT_ENCODING = "windows-1252"
 _ISO_2022_JP_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
 #: A detector guess is taken after failed declarations only above this confidence.
 CONFIDENT_DETECTION = 0.5
+#: How an XML declaration may start (see xml_declaration): a body starting otherwise has none.
+_XML_DECLARATION_STARTS = (b"<?xml", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x")
+_NOT_PARSED = object()
 
 
 def decode(
@@ -66,22 +71,35 @@ def decode(
 class _Resolution:
     """The state of one decode: the declarations found and the attempts made."""
 
+    __slots__ = (
+        "body", "header", "is_json", "is_xml", "url", "_host", "override", "bom", "bom_length", "payload",
+        "declared", "conflicts", "tried", "browser_choice",
+    )  # fmt: skip
+
     def __init__(self, body: bytes, content_type: str | None, url: str | None, table: OverrideTable):
         self.body = body
-        self.mime: MimeType | None = extract_mime_type(content_type)
-        self.host = host_of(url)
-        self.override: Override | None = table.lookup(self.host)
+        self.header, self.is_json, self.is_xml = _content_type_facts(content_type)
+        self.url = url
+        self._host = _NOT_PARSED
+        # An empty table has no override for any host: the URL is parsed only when needed.
+        self.override: Override | None = table.lookup(self.host) if table else None
         self.bom, self.bom_length = sniff_bom(body)
         self.payload = body[self.bom_length :] if self.bom_length else body
         self.declared = {
             "bom": self.bom,
-            "header": _header_encoding(self.mime),
+            "header": self.header,
             "meta": prescan(self.payload),
-            "xml": xml_declared_encoding(self.payload),
+            "xml": xml_declared_encoding(self.payload) if self.payload.startswith(_XML_DECLARATION_STARTS) else None,
         }
-        self.conflicts: list[str] = list(_disagreements(self.declared))
+        self.conflicts: list[str] = _disagreements(self.declared)
         self.tried: set[str] = set()
         self.browser_choice: tuple[str, str] | None = None
+
+    @property
+    def host(self) -> str | None:
+        if self._host is _NOT_PARSED:
+            self._host = host_of(self.url)
+        return self._host
 
     def run(self) -> Decoded:
         for source, encoding, confidence in self.candidates():
@@ -121,13 +139,13 @@ class _Resolution:
         yield from self.detection(declared_any)
 
     def declarations(self) -> Iterator[tuple[str, str, float | None]]:
-        if is_json_mime(self.mime):
+        if self.is_json:
             # JSON is UTF-8 (RFC 8259; browsers' response.json()): a charset is not consulted.
             yield "json", "UTF-8", None
             return
-        if self.declared["header"]:
-            yield "http-header", self.declared["header"], None
-        if is_xml_mime(self.mime):
+        if self.header:
+            yield "http-header", self.header, None
+        if self.is_xml:
             if self.declared["xml"]:
                 yield "xml-declaration", self.declared["xml"], None
             return
@@ -157,16 +175,18 @@ class _Resolution:
     def result(self, text: str, encoding: str, source: str, *, replacements: int = 0, confidence=None) -> Decoded:
         # A clean UTF-8 decode's bytes are the text's UTF-8: the mojibake check needs no re-encoding.
         utf8 = self._bytes_for(source) if encoding == "UTF-8" and not replacements else None
+        # Positional, in Decoded's field order (keywords cost a third of the construction).
+        # The proxy spares Decoded a copy: nothing changes self.declared once the result exists.
         return Decoded(
-            text=text,
-            encoding=encoding,
-            source=source,
-            replacements=replacements,
-            declared=self.declared,
-            conflicts=tuple(self.conflicts),
-            confidence=confidence,
-            mojibake_suspected=looks_double_encoded(text, utf8),
-            override=self.override if source == "override" else None,
+            text,
+            encoding,
+            source,
+            replacements,
+            MappingProxyType(self.declared),
+            tuple(self.conflicts),
+            confidence,
+            looks_double_encoded(text, utf8),
+            self.override if source == "override" else None,
         )
 
     def lossy(self) -> Decoded:
@@ -192,18 +212,35 @@ class _Resolution:
         return multibyte > errors
 
 
-def _header_encoding(mime: MimeType | None) -> str | None:
-    if mime is None:
-        return None
-    return get_encoding(mime.parameters.get("charset"))
+def _content_type_facts(content_type: str | None) -> tuple[str | None, bool, bool]:
+    """(the charset parameter's encoding, JSON MIME type?, XML MIME type?) of a Content-Type value."""
+    if content_type is None or len(content_type) > _CACHEABLE_LENGTH:
+        return _parse_content_type(content_type)
+    return _parse_content_type_cached(content_type)
 
 
-def _disagreements(declared: dict[str, str | None]) -> Iterator[str]:
+def _parse_content_type(content_type: str | None) -> tuple[str | None, bool, bool]:
+    mime = extract_mime_type(content_type)
+    header = None if mime is None else get_encoding(mime.parameters.get("charset"))
+    return header, is_json_mime(mime), is_xml_mime(mime)
+
+
+# A crawl sees few distinct Content-Type values; only short ones are cached, so hostile
+# values cannot fill memory (as extract_mime_type's own cache).
+_CACHEABLE_LENGTH = 256
+_parse_content_type_cached = functools.lru_cache(maxsize=4096)(_parse_content_type)
+
+
+def _disagreements(declared: dict[str, str | None]) -> list[str]:
     named = [(place, encoding) for place, encoding in declared.items() if encoding]
-    for i, (place_a, a) in enumerate(named):
-        for place_b, b in named[i + 1 :]:
-            if a != b:
-                yield f"{place_a} says {a} but {place_b} says {b}"
+    if len(named) < 2:
+        return []
+    return [
+        f"{place_a} says {a} but {place_b} says {b}"
+        for i, (place_a, a) in enumerate(named)
+        for place_b, b in named[i + 1 :]
+        if a != b
+    ]
 
 
 def _ascii_count(text: str) -> int:
