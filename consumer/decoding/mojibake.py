@@ -132,10 +132,14 @@ def _first_possible_start(encoded: bytes, end: int) -> int:
     first_lead = encoded.find(b"\xc3", 0, end)
     if first_lead < 0:
         return -1
-    thirds = [found for byte in _CONTINUATION_LEADS if (found := encoded.find(byte, first_lead + 2, end)) >= 0]
-    if not thirds:
+    first_third = end
+    for byte in _CONTINUATION_LEADS:
+        found = encoded.find(byte, first_lead + 2, first_third)  # only an earlier one matters
+        if found >= 0:
+            first_third = found
+    if first_third == end:
         return -1
-    return max(first_lead, min(thirds) - 2)
+    return max(first_lead, first_third - 2)
 
 
 def _is_utf_8(sequence: str) -> bool:

@@ -26,6 +26,7 @@ time transcription of the standard.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .labels import get_encoding
@@ -100,6 +101,10 @@ _HEAD_LOOP = _loop_until_meta(rb"(?![Bb][Oo][Dd][Yy][" + _WS + rb"/>]|/[Hh][Ee][
 _META_END = b"\t\n\x0c\r /"  # the bytes that may follow "<meta"
 _WHITESPACE = b"\t\n\x0c\r "
 _PRAGMA_NAMES = frozenset((b"http-equiv", b"content", b"charset"))
+# "<meta" ASCII case-insensitively, as bytes.lower() would find it, without lowercasing a copy.
+_META_START = re.compile(rb"<[Mm][Ee][Tt][Aa]")
+# Labels repeat ("utf-8" on most pages); bounded, so hostile labels cannot fill memory.
+_label_encoding = functools.lru_cache(maxsize=1024)(get_encoding)
 _GAVE_UP = -1  # _scan's position when the loop ran out of bytes or stopped
 _FAILURE = "failure"  # "getting an encoding" found no encoding; distinct from null (None)
 
@@ -124,7 +129,7 @@ def prescan(body: bytes) -> str | None:
         return "UTF-16LE"
     if window.startswith(b"\x00<\x00?\x00x"):
         return "UTF-16BE"
-    found = prescan_meta(window)
+    found = _prescan_window(window)
     return found if found is not None else get_xml_encoding(window)
 
 
@@ -134,8 +139,11 @@ def prescan_meta(body: bytes) -> str | None:
     Lets a caller attribute the prescan's answer to a ``<meta>`` rather than to
     an XML declaration; ``prescan`` is this, then ``get_xml_encoding``.
     """
-    window = body[:PRESCAN_BYTES]
-    if b"<meta" not in window.lower():
+    return _prescan_window(body[:PRESCAN_BYTES])
+
+
+def _prescan_window(window: bytes) -> str | None:
+    if _META_START.search(window) is None:
         return None
     return _scan(window, stop_at_body=False)[0]
 
@@ -213,7 +221,8 @@ def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
         seen.add(name)
         if name not in _PRAGMA_NAMES:
             continue
-        value = (attribute.group("dq") or attribute.group("sq") or attribute.group("uq") or b"").lower()
+        double_quoted, single_quoted, unquoted = attribute.group("dq", "sq", "uq")
+        value = (double_quoted or single_quoted or unquoted or b"").lower()
         if name == b"http-equiv":
             got_pragma = got_pragma or value == b"content-type"
         elif name == b"content":
@@ -221,7 +230,7 @@ def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
             if extracted is not None and charset is None:
                 charset, need_pragma = extracted, True
         else:
-            charset, need_pragma = get_encoding(value) or _FAILURE, False
+            charset, need_pragma = _label_encoding(value) or _FAILURE, False
             break  # a charset attribute decides: no later attribute can change the result
     if need_pragma is None or (need_pragma and not got_pragma) or charset in (None, _FAILURE):
         return None, end
