@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
-import pytest
-
 from consumer.cli import main
 
 STALE_HEADER = "text/html; charset=iso-8859-1"  # the CDN's lie: the bodies are UTF-8
@@ -30,36 +26,28 @@ overrides:
 """
 
 
-def wait_for(condition, timeout: float = 30.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} not reached within {timeout} s")
-        time.sleep(0.05)
-
-
 def pages(raw, prefix: str, n: int, content_type: str = STALE_HEADER):
     return [(f"{prefix}-{i}".encode(), raw(f"https://static.cdn.example.com/{prefix}/{i}", BODY, content_type))
             for i in range(n)]
 
 
 def test_an_edit_takes_effect_without_restart_and_a_bad_edit_is_refused(
-    settings_for, produce, read_outputs, running_app, topics, raw, tmp_path
+    settings_for, produce, read_outputs, running_app, topics, raw, tmp_path, helpers
 ):
     overrides = tmp_path / "overrides.yaml"
     overrides.write_text("overrides: []\n")
     app = running_app(settings_for(overrides_path=str(overrides)))
-    wait_for(app.processor.assigned.is_set, what="partition assignment")
+    helpers.wait_for(app.processor.assigned.is_set, "partition assignment", timeout=60)
 
     produce(topics["landing"], pages(raw, "before", 20))
     assert len(read_outputs(20).clean) == 20
 
     overrides.write_text(OVERRIDE)
-    wait_for(lambda: len(app.overrides.current) == 1, what="hot reload")
+    helpers.wait_for(lambda: len(app.overrides.current) == 1, "hot reload", timeout=30, every=0.05)
     produce(topics["landing"], pages(raw, "after", 20))
 
     overrides.write_text(INVALID)
-    wait_for(lambda: app.overrides.rejected, what="refusal of the invalid file")
+    helpers.wait_for(lambda: app.overrides.rejected, "refusal of the invalid file", timeout=30, every=0.05)
     produce(topics["landing"], pages(raw, "refused", 20))
 
     found = read_outputs(60)
