@@ -10,7 +10,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 
-from confluent_kafka import OFFSET_END, TopicPartition
+from confluent_kafka import OFFSET_END, KafkaError, TopicPartition
 
 from ..kafka import KafkaConnection, make_consumer
 
@@ -24,7 +24,11 @@ def recent_records(
     timeout: float = 30.0,
 ) -> Iterator[tuple[bytes | None, dict | None, bytes]]:
     """Yield (key, record or None when unreadable, value) for the newest records of *topic*."""
-    consumer = make_consumer(connection, f"crawl-decoder-reader-{uuid.uuid4().hex}")
+    # Partition EOF ends a partition: with read_committed, the last offsets are transaction
+    # markers that are never delivered, so "offset + 1 == end" may never be seen.
+    consumer = make_consumer(
+        connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}
+    )
     try:
         targets = _tail(consumer, topic, per_partition, timeout)
         if not targets:
@@ -34,7 +38,11 @@ def recent_records(
         deadline = time.monotonic() + timeout
         while remaining and time.monotonic() < deadline:
             message = consumer.poll(0.5)
-            if message is None or message.error() is not None:
+            if message is None:
+                continue
+            if message.error() is not None:
+                if message.error().code() == KafkaError._PARTITION_EOF:
+                    remaining.pop(message.partition(), None)
                 continue
             if message.offset() + 1 >= remaining.get(message.partition(), 0):
                 remaining.pop(message.partition(), None)
