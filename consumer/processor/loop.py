@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from confluent_kafka import Consumer, KafkaError, Message
 
@@ -146,7 +146,7 @@ class Processor:
             return routed
         value = self._serialize_clean(routed.record)
         if len(value) <= self._message_limit:
-            return replace(routed, value=value)
+            return routed.with_value(value)
         return self._router.unreadable(
             "too-large",
             f"the decoded record ({len(value)} bytes) exceeds the message limit ({self._message_limit})",
