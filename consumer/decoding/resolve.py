@@ -47,7 +47,8 @@ DEFAULT_ENCODING = "windows-1252"
 _ISO_2022_JP_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
 #: A detector guess is taken after failed declarations only above this confidence.
 CONFIDENT_DETECTION = 0.5
-#: How an XML declaration may start (see xml_declaration): a body starting otherwise has none.
+# xml_declared_encoding answers only for a body starting with its grammar's first token
+# "<?xml" or with "<?x" in UTF-16: any other body has no XML declaration, unparsed.
 _XML_DECLARATION_STARTS = (b"<?xml", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x")
 _NOT_PARSED = object()
 
