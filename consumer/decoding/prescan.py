@@ -103,8 +103,6 @@ _WHITESPACE = b"\t\n\x0c\r "
 _PRAGMA_NAMES = frozenset((b"http-equiv", b"content", b"charset"))
 # "<meta" ASCII case-insensitively, as bytes.lower() would find it, without lowercasing a copy.
 _META_START = re.compile(rb"<[Mm][Ee][Tt][Aa]")
-# Labels repeat ("utf-8" on most pages); bounded, so hostile labels cannot fill memory.
-_label_encoding = functools.lru_cache(maxsize=1024)(get_encoding)
 _GAVE_UP = -1  # _scan's position when the loop ran out of bytes or stopped
 _FAILURE = "failure"  # "getting an encoding" found no encoding; distinct from null (None)
 
@@ -201,16 +199,30 @@ def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
     if tag is None:
         return None, _GAVE_UP
     end = tag.end()
-    if b"charset" not in buf[position:end].lower():
+    attributes = buf[position:end]
+    if b"charset" not in attributes.lower():
         # Both ways to declare (a charset attribute, "charset=" in a content
         # attribute) need the word: <meta name=viewport ...> is done here.
         return None, end
+    if len(attributes) <= _CACHED_ATTRIBUTES_BYTES:
+        return _cached_meta_encoding(attributes), end
+    return _meta_encoding(attributes), end
+
+
+def _meta_encoding(attributes: bytes) -> str | None:
+    """What a complete ``<meta>``'s attributes declare: *attributes* runs from the byte after
+    "meta" to the tag's ">" included.
+
+    Reading them needs no byte past that ">" (each attribute's lookahead stops at it), so
+    the answer depends on these bytes only, and ``_cached_meta_encoding`` can reuse it.
+    """
     seen: set[bytes] = set()
     got_pragma = False
     need_pragma: bool | None = None
     charset: str | None = None
+    position = 0
     while not _PRAGMA_NAMES <= seen:
-        attribute = _ATTRIBUTE.match(buf, position)
+        attribute = _ATTRIBUTE.match(attributes, position)
         position = attribute.end()
         name = attribute.group("name")
         if name is None:
@@ -230,15 +242,21 @@ def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
             if extracted is not None and charset is None:
                 charset, need_pragma = extracted, True
         else:
-            charset, need_pragma = _label_encoding(value) or _FAILURE, False
+            charset, need_pragma = get_encoding(value) or _FAILURE, False
             break  # a charset attribute decides: no later attribute can change the result
     if need_pragma is None or (need_pragma and not got_pragma) or charset in (None, _FAILURE):
-        return None, end
+        return None
     if charset in ("UTF-16BE", "UTF-16LE"):
-        return "UTF-8", end
+        return "UTF-8"
     if charset == "x-user-defined":
-        return "windows-1252", end
-    return charset, end
+        return "windows-1252"
+    return charset
+
+
+# Most pages declare with one of a few identical tags (' charset="utf-8">'); short ones
+# only are cached, in a bounded cache, so hostile pages cannot fill memory.
+_CACHED_ATTRIBUTES_BYTES = 256
+_cached_meta_encoding = functools.lru_cache(maxsize=1024)(_meta_encoding)
 
 
 def extract_meta_charset(content: bytes) -> str | None:
