@@ -20,6 +20,8 @@ from confluent_kafka import Consumer, Message
 
 from consumer.devbroker import LocalBroker
 from consumer.kafka import KafkaConnection, ensure_topics, make_admin, wait_until_ready
+from consumer.serialization.schemas import SchemaStore
+from consumer.settings import Settings
 
 
 @pytest.fixture(scope="session")
@@ -78,6 +80,35 @@ def topic_factory(
         return name
 
     return create
+
+
+@pytest.fixture(scope="session")
+def store() -> SchemaStore:
+    """Our Avro schemas, parsed once for the session."""
+    return SchemaStore()
+
+
+@pytest.fixture
+def settings_for(topics, group_id, transactional_id, tmp_path) -> Callable[..., Settings]:
+    """``settings_for(**overrides) -> Settings`` for a processor on this test's ``topics`` (each area defines
+    ``topics`` with the partition counts it needs) and a fresh group and transactional id."""
+    def make(**overrides) -> Settings:
+        values = dict(
+            landing_topic=topics["landing"],
+            clean_topic=topics["clean"],
+            quarantine_topic=topics["quarantine"],
+            group_id=group_id,
+            transactional_id=transactional_id,
+            http_port=0,
+            overrides_path=str(tmp_path / "overrides.yaml"),
+            batch_size=200,
+            batch_timeout_ms=100,
+            shutdown_timeout_s=20,
+        )
+        values.update(overrides)
+        return Settings(**values)
+
+    return make
 
 
 @pytest.fixture

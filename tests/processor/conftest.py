@@ -23,35 +23,9 @@ from consumer.serialization.schemas import SchemaStore
 from consumer.settings import Settings
 
 
-@pytest.fixture(scope="session")
-def store() -> SchemaStore:
-    return SchemaStore()
-
-
 @pytest.fixture
 def topics(topic_factory) -> dict[str, str]:
     return {"landing": topic_factory(partitions=3), "clean": topic_factory(partitions=3), "quarantine": topic_factory()}
-
-
-@pytest.fixture
-def settings_for(topics, group_id, transactional_id, tmp_path) -> Callable[..., Settings]:
-    def make(**overrides) -> Settings:
-        values = dict(
-            landing_topic=topics["landing"],
-            clean_topic=topics["clean"],
-            quarantine_topic=topics["quarantine"],
-            group_id=group_id,
-            transactional_id=transactional_id,
-            http_port=0,
-            overrides_path=str(tmp_path / "overrides.yaml"),
-            batch_size=200,
-            batch_timeout_ms=100,
-            shutdown_timeout_s=20,
-        )
-        values.update(overrides)
-        return Settings(**values)
-
-    return make
 
 
 def raw(url: str, body: bytes, content_type: str | None = "text/html", **extra) -> dict:

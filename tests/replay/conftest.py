@@ -10,7 +10,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -23,39 +23,12 @@ from consumer.kafka import KafkaConnection, make_producer
 from consumer.observability.logging import configure_logging
 from consumer.serialization.avro import AvroDeserializer, AvroSerializer
 from consumer.serialization.schemas import SchemaStore
-from consumer.settings import Settings
 from replay_helpers import end_offsets, read_all
-
-
-@pytest.fixture(scope="session")
-def store() -> SchemaStore:
-    return SchemaStore()
 
 
 @pytest.fixture
 def topics(topic_factory) -> dict[str, str]:
     return {"landing": topic_factory(partitions=2), "clean": topic_factory(partitions=2), "quarantine": topic_factory()}
-
-
-@pytest.fixture
-def settings_for(topics, group_id, transactional_id, tmp_path) -> Callable[..., Settings]:
-    def make(**overrides) -> Settings:
-        values = dict(
-            landing_topic=topics["landing"],
-            clean_topic=topics["clean"],
-            quarantine_topic=topics["quarantine"],
-            group_id=group_id,
-            transactional_id=transactional_id,
-            http_port=0,
-            overrides_path=str(tmp_path / "overrides.yaml"),
-            batch_size=200,
-            batch_timeout_ms=100,
-            shutdown_timeout_s=20,
-        )
-        values.update(overrides)
-        return Settings(**values)
-
-    return make
 
 
 @pytest.fixture
