@@ -1,9 +1,11 @@
-"""Crashes and broker restarts mid-stream: afterwards every landing record is in exactly one output.
+"""Crashes and broker restarts mid-stream: afterwards every landing record is in an output.
 
 The SIGKILL test runs ``crawl-decoder run`` as a child process and kills it
 without warning several times; each restart uses the same transactional.id so
 it fences its predecessor and aborts the transaction it left open.  The
-broker-restart test owns a broker of its own (the session's is shared).
+broker-restart tests own a broker of their own (the session's is shared): in
+exactly-once mode every record lands exactly once; in at-least-once mode none
+is lost and a duplicate is only ever a re-write of the same record.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import threading
 import uuid
 
 import pytest
+from confluent_kafka import TopicPartition
 
 from consumer.app import App
 from consumer.devbroker import LocalBroker
-from consumer.kafka import KafkaConnection, ensure_topics, make_admin
+from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer
 from consumer.settings import Settings
 
 
@@ -115,3 +118,85 @@ def test_broker_restart_mid_stream_is_survived_exactly_once(own_broker, store, m
     assert not running.thread.is_alive(), "the processor did not stop after the broker restart"
     assert running.error is None, f"the processor ended with {running.error!r}"
     helpers.assert_exactly_once(found, items)
+
+
+#: Stamped when a record is (re-)processed, so a re-written duplicate legitimately differs there alone.
+PROCESSING_STAMPS = ("decoded_at", "quarantined_at")
+
+
+def _input_consumed(connection: KafkaConnection, group_id: str, topic: str) -> bool:
+    """Whether *group_id* has committed the end offset of every partition of *topic*."""
+    consumer = make_consumer(connection, group_id)  # never subscribes: reads offsets, does not join the group
+    try:
+        partitions = [TopicPartition(topic, p) for p in consumer.list_topics(topic, timeout=10).topics[topic].partitions]
+        committed = consumer.committed(partitions, timeout=10)
+        ends = [consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in partitions]
+        return all(end == 0 or tp.offset >= end for tp, end in zip(committed, ends))  # an empty partition has nothing to commit
+    finally:
+        consumer.close()
+
+
+def _assert_at_least_once(found, items) -> None:
+    """Every input key in clean or quarantine; a key written twice is the same record both times."""
+    copies: dict[bytes, list[tuple[str, dict]]] = {}
+    for destination, records in (("clean", found.clean), ("quarantine", found.quarantine)):
+        for record in records:
+            copies.setdefault(record["key"], []).append((destination, record))
+    missing = {k for k, _ in items} - copies.keys()
+    assert not missing, f"{len(missing)} keys missing, e.g. {sorted(missing)[:5]}"
+    unexpected = copies.keys() - {k for k, _ in items}
+    assert not unexpected, f"{len(unexpected)} keys that were never produced, e.g. {sorted(unexpected)[:5]}"
+    for key, written in copies.items():
+        first_destination, first = written[0]
+        expected = {f: v for f, v in first.items() if f not in PROCESSING_STAMPS}
+        for destination, record in written[1:]:
+            assert destination == first_destination, f"{key!r} written to both {first_destination} and {destination}"
+            assert {f: v for f, v in record.items() if f not in PROCESSING_STAMPS} == expected, (
+                f"{key!r} written twice with different values"
+            )
+
+
+def test_broker_restart_mid_stream_is_survived_at_least_once(own_broker, store, mixed_corpus, tmp_path, helpers):
+    connection = KafkaConnection(own_broker.bootstrap_servers)
+    suffix = uuid.uuid4().hex
+    topics = {"landing": f"landing-{suffix}", "clean": f"clean-{suffix}", "quarantine": f"quarantine-{suffix}"}
+    ensure_topics(make_admin(connection), list(topics.values()), partitions=3)
+    items = mixed_corpus(3000, seed=6)
+    before, after = items[:2000], items[2000:]
+    helpers.produce_records(connection, store, topics["landing"], before)
+    settings = Settings(
+        landing_topic=topics["landing"],
+        clean_topic=topics["clean"],
+        quarantine_topic=topics["quarantine"],
+        group_id=f"group-{suffix}",
+        processing_mode="at-least-once",
+        http_port=0,
+        overrides_path=str(tmp_path / "none.yaml"),
+        batch_size=50,
+        batch_timeout_ms=100,
+        shutdown_timeout_s=10,
+    )
+    running = _Running(App(settings, connection))
+    try:
+        helpers.wait_for(lambda: helpers.output_offsets(connection, topics) >= 500 or not running.thread.is_alive(), "output started")
+        assert running.error is None and running.thread.is_alive()
+        own_broker.restart()
+        assert running.thread.is_alive(), f"the processor died during the broker restart: {running.error!r}"
+        # Records that exist only after the restart cannot have been processed before it.
+        helpers.produce_records(connection, store, topics["landing"], after)
+        # Offsets are committed only after the batch's output is flushed: once they reach the
+        # landing topic's end, everything the processor will write is already in the outputs.
+        helpers.wait_for(
+            lambda: _input_consumed(connection, settings.group_id, topics["landing"]) or not running.thread.is_alive(),
+            "landing topic consumed and committed",
+            timeout=300,
+        )
+        assert running.error is None and running.thread.is_alive(), f"processor died: {running.error!r}"
+        found = helpers.read_committed_outputs(connection, store, topics, len(items), timeout=300, settle=5)
+    finally:
+        running.stop(60)
+    assert not running.thread.is_alive(), "the processor did not stop after the broker restart"
+    assert running.error is None, f"the processor ended with {running.error!r}"
+    _assert_at_least_once(found, items)
+    poison = {k for k, v in items if isinstance(v, bytes)}
+    assert {r["key"] for r in found.quarantine if r["reason"] in ("unreadable-record", "unknown-schema")} == poison
