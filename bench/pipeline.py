@@ -125,7 +125,6 @@ def produce(connection: KafkaConnection, topic: str, items, *, rate: float | Non
 
 def passthrough_main(args: argparse.Namespace) -> int:
     """Copy landing -> output with the processor's factories, batch size and delivery policy."""
-    from consumer.kafka.clients import MESSAGE_LIMIT_BYTES  # noqa: F401  (same limits via the factories)
     from consumer.processor.delivery import AtLeastOnce, BatchAborted, ExactlyOnce, Output
 
     connection = KafkaConnection.from_env()
@@ -308,9 +307,9 @@ def _wait_assigned(contender: Contender, timeout: float = 60.0) -> None:
     while time.monotonic() < deadline:
         description = admin.describe_consumer_groups([contender.group])[contender.group].result(timeout=30)
         if description.members and any(m.assignment.topic_partitions for m in description.members):
-            time.sleep(0.5)  # let the first fetch start
             return
-        time.sleep(0.2)
+        time.sleep(0.2)  # polling the group's state, bounded by the deadline
+    raise RuntimeError(f"{contender.group} got no partitions within {timeout:g} s")
 
 
 def _landing_timestamps(connection: KafkaConnection, topic: str, count: int) -> dict[bytes, float]:

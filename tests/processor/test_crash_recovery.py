@@ -93,18 +93,7 @@ def test_broker_restart_mid_stream_is_survived_exactly_once(own_broker, store, m
     ensure_topics(make_admin(connection), list(topics.values()), partitions=3)
     items = mixed_corpus(3000, seed=5)
     helpers.produce_records(connection, store, topics["landing"], items)
-    settings = Settings(
-        landing_topic=topics["landing"],
-        clean_topic=topics["clean"],
-        quarantine_topic=topics["quarantine"],
-        group_id=f"group-{suffix}",
-        transactional_id=f"txn-{suffix}",
-        http_port=0,
-        overrides_path=str(tmp_path / "none.yaml"),
-        batch_size=50,
-        batch_timeout_ms=100,
-        shutdown_timeout_s=10,
-    )
+    settings = _restart_settings(topics, suffix, tmp_path, transactional_id=f"txn-{suffix}")
     running = _Running(App(settings, connection))
     try:
         helpers.wait_for(lambda: helpers.output_offsets(connection, topics) >= 500 or not running.thread.is_alive(), "output started")
@@ -164,18 +153,7 @@ def test_broker_restart_mid_stream_is_survived_at_least_once(own_broker, store, 
     items = mixed_corpus(3000, seed=6)
     before, after = items[:2000], items[2000:]
     helpers.produce_records(connection, store, topics["landing"], before)
-    settings = Settings(
-        landing_topic=topics["landing"],
-        clean_topic=topics["clean"],
-        quarantine_topic=topics["quarantine"],
-        group_id=f"group-{suffix}",
-        processing_mode="at-least-once",
-        http_port=0,
-        overrides_path=str(tmp_path / "none.yaml"),
-        batch_size=50,
-        batch_timeout_ms=100,
-        shutdown_timeout_s=10,
-    )
+    settings = _restart_settings(topics, suffix, tmp_path, processing_mode="at-least-once")
     running = _Running(App(settings, connection))
     try:
         helpers.wait_for(lambda: helpers.output_offsets(connection, topics) >= 500 or not running.thread.is_alive(), "output started")
@@ -200,3 +178,19 @@ def test_broker_restart_mid_stream_is_survived_at_least_once(own_broker, store, 
     _assert_at_least_once(found, items)
     poison = {k for k, v in items if isinstance(v, bytes)}
     assert {r["key"] for r in found.quarantine if r["reason"] in ("unreadable-record", "unknown-schema")} == poison
+
+
+def _restart_settings(topics, suffix: str, tmp_path, **extra) -> Settings:
+    """Small batches and a short shutdown bound, so a restart lands mid-stream and tests end quickly."""
+    return Settings(
+        landing_topic=topics["landing"],
+        clean_topic=topics["clean"],
+        quarantine_topic=topics["quarantine"],
+        group_id=f"group-{suffix}",
+        http_port=0,
+        overrides_path=str(tmp_path / "none.yaml"),
+        batch_size=50,
+        batch_timeout_ms=100,
+        shutdown_timeout_s=10,
+        **extra,
+    )
