@@ -11,6 +11,7 @@ _BOMS = (
     (b"\xfe\xff", "UTF-16BE"),
     (b"\xff\xfe", "UTF-16LE"),
 )
+_ANY_BOM = tuple(bom for bom, _ in _BOMS)
 
 
 def sniff_bom(body: bytes) -> tuple[str | None, int]:
@@ -21,6 +22,8 @@ def sniff_bom(body: bytes) -> tuple[str | None, int]:
     There is no UTF-32 here: the Encoding Standard has no UTF-32, and
     ``FF FE 00 00`` is UTF-16LE's BOM followed by U+0000.
     """
+    if not body.startswith(_ANY_BOM):  # most bodies: one call instead of three
+        return None, 0
     for bom, encoding in _BOMS:
         if body.startswith(bom):
             return encoding, len(bom)

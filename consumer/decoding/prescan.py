@@ -122,13 +122,14 @@ def prescan(body: bytes) -> str | None:
     (``\\0<\\0?\\0x`` UTF-16BE).  Use ``prescan_meta`` to tell the two
     sources apart.
     """
-    window = body[:PRESCAN_BYTES]
-    if window.startswith(b"<\x00?\x00x\x00"):
+    if body.startswith(b"<\x00?\x00x\x00"):
         return "UTF-16LE"
-    if window.startswith(b"\x00<\x00?\x00x"):
+    if body.startswith(b"\x00<\x00?\x00x"):
         return "UTF-16BE"
-    found = _prescan_window(window)
-    return found if found is not None else get_xml_encoding(window)
+    found = _prescan_window(body)
+    if found is None and body.startswith(b"<?xml"):  # "get an XML encoding" fails on any other start
+        return get_xml_encoding(body)
+    return found
 
 
 def prescan_meta(body: bytes) -> str | None:
@@ -137,13 +138,15 @@ def prescan_meta(body: bytes) -> str | None:
     Lets a caller attribute the prescan's answer to a ``<meta>`` rather than to
     an XML declaration; ``prescan`` is this, then ``get_xml_encoding``.
     """
-    return _prescan_window(body[:PRESCAN_BYTES])
+    return _prescan_window(body)
 
 
-def _prescan_window(window: bytes) -> str | None:
-    if _META_START.search(window) is None:
+def _prescan_window(body: bytes) -> str | None:
+    """The loop over the first 1024 bytes of *body*, bounded by position rather than by a slice."""
+    window_end = min(len(body), PRESCAN_BYTES)
+    if _META_START.search(body, 0, window_end) is None:
         return None
-    return _scan(window, stop_at_body=False)[0]
+    return _scan(body, window_end, stop_at_body=False)[0]
 
 
 def late_meta(body: bytes, limit: int = LATE_META_LIMIT) -> str | None:
@@ -159,34 +162,34 @@ def late_meta(body: bytes, limit: int = LATE_META_LIMIT) -> str | None:
     """
     if len(body) <= PRESCAN_BYTES:
         return None
-    found, end = _scan(body[:limit], stop_at_body=True)
+    # The limit bounds the scan rather than slicing the body: a slice would copy up to 64 KB.
+    found, end = _scan(body, min(limit, len(body)), stop_at_body=True)
     if found is None or end <= PRESCAN_BYTES:
         return None
     return found
 
 
-def _scan(buf: bytes, *, stop_at_body: bool) -> tuple[str | None, int]:
-    """The prescan's loop over all of *buf*: (encoding, position after its ``<meta>``'s ">").
+def _scan(buf: bytes, length: int, *, stop_at_body: bool) -> tuple[str | None, int]:
+    """The prescan's loop over ``buf[:length]``: (encoding, position after its ``<meta>``'s ">").
 
     (None, _GAVE_UP) when the loop runs out of bytes or, with *stop_at_body*,
     reaches ``<body`` or ``</head``.
     """
     loop = (_HEAD_LOOP if stop_at_body else _PRESCAN_LOOP).match
-    length = len(buf)
     position = 0
     while True:
-        position = loop(buf, position).end()
+        position = loop(buf, position, length).end()
         after = position + 5
         if after >= length or buf[after] not in _META_END or buf[position + 1 : after].lower() != b"meta":
             # The end, a construct that ran out of bytes, or the end of the head.
             return None, _GAVE_UP
-        found, position = _meta(buf, after)
+        found, position = _meta(buf, after, length)
         if found is not None or position == _GAVE_UP:
             return found, position
 
 
-def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
-    """The ``<meta`` branch from the byte after "meta": (encoding, position after ">").
+def _meta(buf: bytes, position: int, length: int) -> tuple[str | None, int]:
+    """The ``<meta`` branch from the byte after "meta", within ``buf[:length]``: (encoding, position after ">").
 
     (None, position) lets the loop go on at the next byte; (None, _GAVE_UP)
     means the attributes ran out of bytes.
@@ -195,7 +198,7 @@ def _meta(buf: bytes, position: int) -> tuple[str | None, int]:
     # find it first: a truncated <meta> aborts the whole prescan, and a
     # well-formed one needs its attributes read only up to the last of the
     # three names that matter.
-    tag = _ATTRIBUTES_TO_GT.match(buf, position)
+    tag = _ATTRIBUTES_TO_GT.match(buf, position, length)
     if tag is None:
         return None, _GAVE_UP
     end = tag.end()

@@ -4,8 +4,12 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode
+from consumer.decoding.overrides import as_table
+from consumer.decoding.resolve import _Resolution, _undisputed_utf8
 from consumer.overrides.loader import load_overrides
 from consumer.samples import samples
 
@@ -223,3 +227,84 @@ def test_undeclared_iso_2022_jp_is_not_taken_for_utf8():
     decoded = decode(body, HTML, "https://www.example.jp/")
     assert (decoded.encoding, decoded.source) == ("ISO-2022-JP", "detector")
     assert "日本語のページです" in decoded.text
+
+
+# -- the undisputed-UTF-8 shortcut gives exactly what the resolution gives ---------------
+
+# Past the prescan's 1024 bytes: a <meta> after this is a late one.
+_LONG_COMMENT = "<!--" + "x" * 1100 + "-->"
+_HEADS = [
+    "",
+    meta("utf-8"),
+    meta("UTF-16LE"),  # the prescan says UTF-8 for it
+    meta("gbk"),
+    meta("no-such-label"),
+    '<meta http-equiv="Content-Type" content="text/html; charset=utf-8">',
+    '<meta name="viewport" content="width=device-width">',
+    _LONG_COMMENT + meta("utf-8"),
+    _LONG_COMMENT + meta("windows-1251"),
+    _LONG_COMMENT,
+]
+_PREFIXES = [b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"<?xml version='1.0' encoding='utf-8'?>", b"\x1b$B"]
+_CONTENT_TYPES = [
+    None,
+    HTML,
+    "text/html; charset=utf-8",
+    'text/html;charset="UTF-8"',
+    "text/html; charset=unicode-1-1-utf-8",
+    "text/html; charset=shift_jis",
+    "text/html; charset=no-such-label",
+    "text/plain; charset=utf-8",
+    "application/json",
+    "application/xhtml+xml; charset=utf-8",
+]
+
+
+def _agrees_with_the_resolution(body: bytes, content_type: str | None) -> Decoded | None:
+    shortcut = _undisputed_utf8(body, content_type)
+    if shortcut is not None:
+        assert shortcut == _Resolution(body, content_type, None, as_table(None)).run()
+    return shortcut
+
+
+@given(
+    prefix=st.sampled_from(_PREFIXES),
+    head=st.sampled_from(_HEADS),
+    text=st.text(max_size=60),
+    tail=st.binary(max_size=8),
+    content_type=st.sampled_from(_CONTENT_TYPES),
+)
+def test_the_undisputed_utf8_shortcut_agrees_with_the_resolution(prefix, head, text, tail, content_type):
+    body = prefix + page(text, head).encode("utf-8", "surrogatepass") + tail
+    _agrees_with_the_resolution(body, content_type)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "source"),
+    [
+        (page("café"), "text/html; charset=utf-8", "http-header"),
+        (page("café", meta("utf-8")), "text/html; charset=utf-8", "http-header"),
+        (page("café", meta("utf-8")), HTML, "meta-prescan"),
+        (page("café"), HTML, "utf-8-valid"),
+        (page("café"), None, "utf-8-valid"),
+    ],
+)
+def test_the_shortcut_takes_the_common_responses(body, content_type, source):
+    decoded = _agrees_with_the_resolution(body.encode("utf-8"), content_type)
+    assert decoded is not None and decoded.source == source
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"\xef\xbb\xbf" + page("café").encode(), HTML),  # the BOM decides
+        (page("café").encode(), "application/json"),  # JSON is UTF-8 by another rule
+        (page("café", meta("gbk")).encode(), HTML),  # the meta names another encoding...
+        (page("café", meta("utf-8")).encode(), "text/html; charset=gbk"),  # ...or the header does
+        (page("café", _LONG_COMMENT + meta("windows-1251")).encode(), HTML),  # a late <meta>
+        (page("日本語").encode("iso2022_jp"), HTML),  # ISO-2022-JP's escapes
+        (page("café").encode("cp1252"), HTML),  # not UTF-8
+    ],
+)
+def test_the_shortcut_leaves_everything_else_to_the_resolution(body, content_type):
+    assert _undisputed_utf8(body, content_type) is None
