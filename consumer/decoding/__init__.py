@@ -6,7 +6,7 @@ Nothing here touches Kafka, Avro, logging or the clock.  Start reading at
 
 from .decoded import DECLARATION_PLACES, SOURCES, Decoded
 from .overrides import Override, OverrideMode, OverrideTable
-from .resolve import decode
+from .resolve import decode, text_utf8
 
 __all__ = [
     "DECLARATION_PLACES",
@@ -16,4 +16,5 @@ __all__ = [
     "OverrideMode",
     "OverrideTable",
     "decode",
+    "text_utf8",
 ]

@@ -51,7 +51,8 @@ CONFIDENT_DETECTION = 0.5
 # "<?xml" or with "<?x" in UTF-16: any other body has no XML declaration, unparsed.
 _XML_DECLARATION_STARTS = (b"<?xml", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x")
 _NOT_PARSED = object()
-_BOMS_AND_XML_STARTS = (b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe", *_XML_DECLARATION_STARTS)
+_UTF8_BOM = b"\xef\xbb\xbf"
+_BOMS_AND_XML_STARTS = (_UTF8_BOM, b"\xfe\xff", b"\xff\xfe", *_XML_DECLARATION_STARTS)
 
 
 def decode(
@@ -74,6 +75,18 @@ def decode(
         if decoded is not None:
             return decoded
     return _Resolution(body, content_type, url, table).run()
+
+
+def text_utf8(decoded: Decoded, body: bytes) -> bytes | None:
+    """``decoded.text`` encoded as UTF-8, when *body* (what ``decode`` was given) already holds it.
+
+    A UTF-8 decode without replacements is the text of these very bytes, minus
+    the BOM when the BOM decided (see ``_Resolution._bytes_for``): a writer can
+    copy them instead of encoding the text again.  None for any other decode.
+    """
+    if decoded.encoding != "UTF-8" or decoded.replacements:
+        return None
+    return body[len(_UTF8_BOM) :] if decoded.source == "bom" else body
 
 
 def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:

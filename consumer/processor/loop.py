@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from confluent_kafka import Consumer, KafkaError, Message
 
+from ..serialization.avro import AvroSerializer
 from ..serialization.exceptions import SerializationError
 from .delivery import BatchAborted, Output
 from .exceptions import ProcessorFatalError
@@ -42,7 +43,7 @@ class Processor:
         consumer_factory: Callable[[], Consumer],
         delivery_factory: Callable[[], object],
         deserialize: Callable[[bytes], dict],
-        serialize_clean: Callable[[dict], bytes],
+        serialize_clean: AvroSerializer,
         serialize_quarantine: Callable[[dict], bytes],
         router: Router,
         overrides: Callable[[], object],
@@ -144,7 +145,10 @@ class Processor:
         """Serialize a clean record now; one too large for a message is quarantined instead."""
         if routed.destination != CLEAN:
             return routed
-        value = self._serialize_clean(routed.record)
+        if routed.text_utf8 is None:
+            value = self._serialize_clean(routed.record)
+        else:  # the page was UTF-8: its bytes are the text's encoding, written without encoding it again
+            value = self._serialize_clean(routed.record, utf8_text=routed.text_utf8)
         if len(value) <= self._message_limit:
             return routed.with_value(value)
         return self._router.unreadable(

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..decoding import Decoded, OverrideTable, decode
+from ..decoding import Decoded, OverrideTable, decode, text_utf8
 from ..decoding.url import host_of
 from . import content_encoding
 from .records import Origin, Shadow, clean_record, header_value, quarantine_record
@@ -27,13 +27,17 @@ class Routed:
     decoded: Decoded | None = None
     host: str | None = None
     shadow: Shadow | None = None
+    #: The clean record's text as UTF-8 when the body already is exactly that (``text_utf8``).
+    text_utf8: bytes | None = None
     #: The serialized clean record, once the loop has serialized it.
     value: bytes | None = None
 
     def with_value(self, value: bytes) -> Routed:
         """This result with its serialized record: every field above, in order (dataclasses.replace
         costs 2.3 us a record, this 1.0 us)."""
-        return Routed(self.destination, self.record, self.reason, self.decoded, self.host, self.shadow, value)
+        return Routed(
+            self.destination, self.record, self.reason, self.decoded, self.host, self.shadow, self.text_utf8, value
+        )
 
 
 def _now_ms() -> int:
@@ -78,7 +82,7 @@ class Router:
         record = clean_record(
             raw, decoded, decoded_at_ms=self.clock_ms(), shadow=shadow, replacement_threshold=self.replacement_threshold
         )
-        return Routed(CLEAN, record, decoded=decoded, host=host, shadow=shadow)
+        return Routed(CLEAN, record, None, decoded, host, shadow, text_utf8(decoded, body))
 
     def unreadable(
         self,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode
+from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode, text_utf8
 from consumer.decoding.overrides import as_table
 from consumer.decoding.resolve import _Resolution, _undisputed_utf8
 from consumer.overrides.loader import load_overrides
@@ -308,3 +308,30 @@ def test_the_shortcut_takes_the_common_responses(body, content_type, source):
 )
 def test_the_shortcut_leaves_everything_else_to_the_resolution(body, content_type):
     assert _undisputed_utf8(body, content_type) is None
+
+
+# -- text_utf8: the body's bytes stand for the text's UTF-8 only when they are exactly it ----------
+
+
+@given(
+    prefix=st.sampled_from(_PREFIXES),
+    head=st.sampled_from(_HEADS),
+    text=st.text(max_size=60),
+    tail=st.binary(max_size=8),
+    content_type=st.sampled_from(_CONTENT_TYPES),
+)
+def test_text_utf8_is_the_texts_utf8_or_none(prefix, head, text, tail, content_type):
+    body = prefix + page(text, head).encode("utf-8", "surrogatepass") + tail
+    decoded = decode(body, content_type)
+    utf8 = text_utf8(decoded, body)
+    if decoded.encoding == "UTF-8" and not decoded.lossy:
+        assert utf8 == decoded.text.encode("utf-8")
+    else:
+        assert utf8 is None
+
+
+def test_text_utf8_leaves_out_the_bom_the_decode_stripped():
+    body = b"\xef\xbb\xbf" + page("café").encode("utf-8")
+    decoded = decode(body, "text/html; charset=iso-8859-1")
+    assert decoded.source == "bom"
+    assert text_utf8(decoded, body) == decoded.text.encode("utf-8") == body[3:]

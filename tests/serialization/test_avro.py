@@ -6,7 +6,9 @@ import datetime as dt
 
 import pytest
 from avro_spec import canonical_form, rabin64
-from serialization_samples import SAMPLES, UTC, load_avsc, raw_record
+from hypothesis import given
+from hypothesis import strategies as st
+from serialization_samples import REPO_SCHEMAS, SAMPLES, UTC, decoded_record, load_avsc, raw_record
 
 from consumer.exceptions import ConfigError
 from consumer.serialization import (
@@ -16,6 +18,7 @@ from consumer.serialization import (
     Framing,
     InvalidRecordError,
     SchemaRegistry,
+    SchemaStore,
     SerializationError,
     UnknownSchemaError,
     value_subject,
@@ -223,3 +226,57 @@ def test_writer_schema_of_a_message(store, registry):
     assert deserializer.writer_schema(confluent) is store.reader("DecodedResponse")
     with pytest.raises(CorruptRecordError):
         deserializer.writer_schema(b"")
+
+
+# -- a page's text written from its UTF-8 bytes -------------------------------------------
+
+
+_TEXTS = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300)
+
+
+@given(text=_TEXTS, headers=st.integers(0, 3), override=st.booleans(), conflicts=st.integers(0, 2))
+def test_text_from_its_utf8_bytes_gives_the_same_message(text, headers, override, conflicts):
+    store = SchemaStore(REPO_SCHEMAS)
+    record = decoded_record(
+        text=text,
+        headers=[{"name": f"H{i}", "value": "v" * i} for i in range(headers)],
+        conflicts=["c" * 70] * conflicts,
+        **({} if override else {"override": None}),
+    )
+    serialize = AvroSerializer(store, "DecodedResponse")
+    assert serialize(record, utf8_text=text.encode("utf-8")) == serialize(record)
+
+
+def test_text_from_utf8_bytes_in_the_confluent_framing(store, registry):
+    record = decoded_record(text="café " * 40_000)  # a length that takes a three-byte varint
+    serialize = AvroSerializer(store, "DecodedResponse", registry, value_subject("crawl.clean"))
+    message = serialize(record, utf8_text=record["text"].encode("utf-8"))
+    assert message == serialize(record)
+    assert AvroDeserializer(store, "DecodedResponse", registry)(message)["text"] == record["text"]
+
+
+def test_text_from_utf8_bytes_fills_defaults_like_the_whole_record(store):
+    record = decoded_record()
+    del record["ip"], record["truncated"]  # both have defaults
+    serialize = AvroSerializer(store, "DecodedResponse")
+    assert serialize(record, utf8_text=record["text"].encode("utf-8")) == serialize(record)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda record: record.update(extra=1), id="unknown field"),
+        pytest.param(lambda record: record.pop("url"), id="required field missing"),
+        pytest.param(lambda record: record.update(status="200"), id="wrong type"),
+    ],
+)
+def test_text_from_utf8_bytes_is_as_strict_as_the_whole_record(store, change):
+    record = decoded_record()
+    change(record)
+    with pytest.raises(InvalidRecordError):
+        AvroSerializer(store, "DecodedResponse")(record, utf8_text=b"x")
+
+
+def test_text_from_utf8_bytes_needs_a_text_field(store):
+    with pytest.raises(ConfigError, match="text"):
+        AvroSerializer(store, "RawResponse")(raw_record(), utf8_text=b"x")
