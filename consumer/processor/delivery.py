@@ -10,13 +10,19 @@ fatal errors and fencing end the processor.
 Transactions never span a ``consume()`` call: a batch is consumed, then its
 transaction begins and commits.  Rebalance callbacks run inside ``consume()``,
 so on revoke or loss there is never an open transaction to commit or abort.
+
+``deliver`` takes the batch's outputs as an iterable and produces each as it
+comes: the loop hands it a generator that decodes record by record, so the
+producer compresses and sends the first outputs while the later ones are still
+being decoded, instead of waiting for the whole batch.  An exception from the
+iterable itself (not a Kafka error) aborts the transaction and propagates.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer, TopicPartition
@@ -94,11 +100,10 @@ class ExactlyOnce:
             # Nothing to abort yet: without transactions the processor cannot start (broker unreachable...).
             raise ProcessorFatalError(f"cannot initialise transactions: {exc}") from exc
 
-    def deliver(self, consumer: Consumer, outputs: Sequence[Output]) -> None:
+    def deliver(self, consumer: Consumer, outputs: Iterable[Output]) -> None:
         try:
             self._call(self.producer.begin_transaction)
-            for output in outputs:
-                _produce(self.producer, output)
+            self._produce_all(consumer, outputs)
             offsets = positions(consumer)
             if offsets:
                 self._call(
@@ -118,6 +123,23 @@ class ExactlyOnce:
 
     def close(self, timeout: float) -> None:
         self.producer.flush(timeout)
+
+    def _produce_all(self, consumer: Consumer, outputs: Iterable[Output]) -> None:
+        iterator = iter(outputs)
+        while True:
+            try:
+                output = next(iterator)
+            except StopIteration:
+                return
+            except BaseException:
+                # The outputs could not be made (a registry outage, a bug): nothing of the batch
+                # may become visible, and the processor stops with this error, not a failed abort's.
+                try:
+                    self._abort(consumer)
+                except Exception:  # left to the transaction timeout, or to the next instance's fencing
+                    pass
+                raise
+            _produce(self.producer, output)
 
     def _bounded(self, fn):
         """*fn* run in a helper thread and given up on (``_Wedged``) past ``timeout + WEDGE_GRACE_S``."""
@@ -191,7 +213,9 @@ class AtLeastOnce:
     def start(self) -> None:
         pass
 
-    def deliver(self, consumer: Consumer, outputs: Sequence[Output]) -> None:
+    def deliver(self, consumer: Consumer, outputs: Iterable[Output]) -> None:
+        """Produce as *outputs* yields; offsets are committed only once every output is acknowledged.
+        An exception from *outputs* itself propagates with no offset committed (at least once)."""
         failures: list[KafkaError] = []
 
         def on_delivery(error, _message):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from confluent_kafka import Consumer, KafkaError, Message
@@ -107,10 +107,18 @@ class Processor:
     def _process(self, consumer: Consumer, delivery, messages: list[Message]) -> None:
         started = time.monotonic()
         records = [m for m in messages if not self._is_error(m)]
-        routed = [self._fit(m, self.route(m)) for m in records]
-        outputs = [self._output(m, r) for m, r in zip(records, routed)]
+        routed: list[Routed] = []
+
+        def outputs() -> Iterator[Output]:
+            # Routed one by one as the delivery produces them: the producer compresses and
+            # sends the first records of the batch while the loop decodes the rest.
+            for message in records:
+                result = self._fit(message, self.route(message))
+                routed.append(result)
+                yield self._output(message, result)
+
         try:
-            delivery.deliver(consumer, outputs)
+            delivery.deliver(consumer, outputs())
         except BatchAborted as exc:
             self._hooks.batch_aborted(str(exc))
             return
