@@ -68,7 +68,8 @@ def decode(
     override and its top-level domain hints detection), *overrides* an
     ``OverrideTable`` (or an iterable of ``Override``).  Never raises on content.
     """
-    body = bytes(body)
+    if type(body) is not bytes:  # noqa: E721 - a bytes subclass is copied too
+        body = bytes(body)
     table = as_table(overrides)
     if not table or table.lookup(host_of(url)) is None:
         decoded = _undisputed_utf8(body, content_type)
@@ -118,8 +119,9 @@ def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
         return None
     else:
         source = "utf-8-valid"
-    text = decode_strict("UTF-8", body)
-    if text is None:
+    try:
+        text = body.decode("utf-8")  # the standard's UTF-8 decoder, error mode fatal (codecs/utf8.py)
+    except UnicodeDecodeError:
         return None
     declared = MappingProxyType({"bom": None, "header": header, "meta": meta, "xml": None})
     return Decoded(text, "UTF-8", source, 0, declared, (), None, looks_double_encoded(text, body), None)
