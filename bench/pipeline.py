@@ -1,6 +1,6 @@
 """Benchmark: the stream processor against a pass-through copier, same broker, same client settings, same run.
 
-    .venv/bin/python bench/pipeline.py [--records 20000] [--kb 30] [--big 4] [--batch-size 500]
+    .venv/bin/python bench/pipeline.py [--records 20000] [--kb 30] [--big 4] [--batch-size 500] [--rounds 3]
 
 Both contenders run as child processes built from the same factories
 (``consumer.kafka.make_consumer`` / ``make_producer``), the same batch size and
@@ -12,7 +12,12 @@ processor is ``crawl-decoder run``.
 Per contender and mode:
 - throughput: the landing topic is filled first, then the contender starts;
   records/s and MB/s (landing value bytes) from the first to the last output a
-  read_committed reader sees (start-up and group join excluded);
+  read_committed reader sees (start-up and group join excluded); --rounds
+  alternating rounds (pass-through, processor, pass-through, ...), each
+  contender's median round reported, with the median of the per-round ratios;
+- CPU: user + system time of the child process (every thread, start-up
+  included) per record, read from /proc before it is stopped: unlike
+  records/s, it hardly depends on what else the shared machine runs;
 - latency: records produced at half the slower contender's measured rate while it runs;
   each record's latency is from its landing Kafka timestamp to the moment a
   read_committed reader receives its output (p50, p99);
@@ -193,6 +198,12 @@ class Reader:
         self._thread.join(30)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process (all its threads) has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -209,6 +220,8 @@ class Result:
     p50_ms: float = float("nan")
     p99_ms: float = float("nan")
     peak_rss_mb: float = float("nan")
+    #: CPU time of the contender's process (every thread) per record, microseconds.
+    cpu_us: float = float("nan")
 
 
 class Contender:
@@ -223,6 +236,7 @@ class Contender:
         self.group, self.txn = f"bench-{suffix}", f"bench-txn-{suffix}"
         self.batch_size, self.max_body = batch_size, max_body
         self.process: subprocess.Popen | None = None
+        self.cpu_s = float("nan")  # the child's CPU time when it was stopped
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWL_DECODER_")}
@@ -247,6 +261,7 @@ class Contender:
     def stop(self) -> float:
         """Peak RSS (MB) of the child, then SIGTERM and wait."""
         peak = peak_rss_mb(self.process.pid)
+        self.cpu_s = cpu_seconds(self.process.pid)
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(60)
@@ -261,7 +276,8 @@ class Contender:
 
 
 def throughput(contender: Contender, items, timeout: float) -> tuple[float, float, float]:
-    """(records/s, MB/s, peak RSS) on a landing topic filled beforehand."""
+    """(records/s, MB/s, peak RSS) on a landing topic filled beforehand; the child's CPU time is
+    left in ``contender.cpu_s``."""
     total_bytes = produce(contender.connection, contender.landing, items, prefix="t")
     reader = Reader(contender.connection, contender.outputs)
     started = time.time()
@@ -335,15 +351,23 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
     latency_items = corpus(args.latency_records, args.kb, seed=2)
     results = []
     for mode in ("at-least-once", "exactly-once"):
-        rates = {}
-        for kind in ("pass-through", "processor"):
-            contender = Contender(kind, mode, connection, args.batch_size, args.max_body)
-            result = Result(kind, mode)
-            result.records_s, result.mb_s, result.peak_rss_mb = throughput(contender, items, args.timeout)
-            rates[kind] = result.records_s
-            contender.delete_topics()
-            results.append(result)
-            print(f"  {kind:12} {mode:13} {result.records_s:9.0f} rec/s {result.mb_s:8.1f} MB/s", flush=True)
+        rounds: dict[str, list[Result]] = {"pass-through": [], "processor": []}
+        # Alternating rounds, so that the machine's swings (it is shared) hit both contenders alike.
+        for round_number in range(1, args.rounds + 1):
+            for kind in ("pass-through", "processor"):
+                contender = Contender(kind, mode, connection, args.batch_size, args.max_body)
+                result = Result(kind, mode)
+                result.records_s, result.mb_s, result.peak_rss_mb = throughput(contender, items, args.timeout)
+                result.cpu_us = contender.cpu_s / len(items) * 1e6
+                contender.delete_topics()
+                rounds[kind].append(result)
+                print(f"  round {round_number} {kind:12} {mode:13} {result.records_s:9.0f} rec/s "
+                      f"{result.mb_s:8.1f} MB/s {result.cpu_us:6.0f} CPU us/record", flush=True)  # fmt: skip
+        ratios = [p.records_s / q.records_s for p, q in zip(rounds["processor"], rounds["pass-through"])]
+        print(f"  {mode}: processor / pass-through records/s by round: "
+              + ", ".join(f"{r:.2f}x" for r in ratios) + f"; median {statistics.median(ratios):.2f}x", flush=True)  # fmt: skip
+        results.extend(_median_result(rounds[kind]) for kind in ("pass-through", "processor"))
+        rates = {result.name: result.records_s for result in results[-2:]}
         rate = 0.5 * min(rates.values())
         for result in results[-2:]:
             contender = Contender(result.name, mode, connection, args.batch_size, args.max_body)
@@ -353,6 +377,13 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
     if args.big:
         results.append(big_messages(args, connection))
     return results
+
+
+def _median_result(rounds: list[Result]) -> Result:
+    """The contender's median round by records/s (its own MB/s, CPU and RSS with it), RSS the highest seen."""
+    middle = sorted(rounds, key=lambda r: r.records_s)[len(rounds) // 2]
+    return Result(middle.name, middle.mode, middle.records_s, middle.mb_s,
+                  peak_rss_mb=max(r.peak_rss_mb for r in rounds), cpu_us=middle.cpu_us)  # fmt: skip
 
 
 def big_messages(args: argparse.Namespace, connection: KafkaConnection) -> Result:
@@ -371,11 +402,12 @@ def big_messages(args: argparse.Namespace, connection: KafkaConnection) -> Resul
 
 def table(results: list[Result]) -> str:
     lines = [
-        f"{'contender':16} {'mode':14} {'rec/s':>8} {'MB/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'peak RSS MB':>12}",
+        f"{'contender':16} {'mode':14} {'rec/s':>8} {'MB/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'peak RSS MB':>12} {'CPU us/rec':>11}",
     ]
     for r in results:
         lines.append(
             f"{r.name:16} {r.mode:14} {r.records_s:8.0f} {r.mb_s:7.1f} {r.p50_ms:8.0f} {r.p99_ms:8.0f} {r.peak_rss_mb:12.0f}"
+            f" {r.cpu_us:11.0f}"
         )
     lines.append("")
     lines.append("ratio processor / pass-through (throughput; latency)")
@@ -395,6 +427,7 @@ def main() -> int:
     parser.add_argument("--kb", type=int, default=30, help="approximate size of each page")
     parser.add_argument("--latency-records", type=int, default=2000, help="records in each latency run")
     parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating throughput rounds per mode (median reported)")
     parser.add_argument("--big", type=int, default=4, help="16 MB bodies in the last run (0: skip it)")
     parser.add_argument("--max-body", type=int, default=16 * MiB, help="processor max_body_bytes")
     parser.add_argument("--timeout", type=float, default=600.0, help="per run")
