@@ -95,8 +95,8 @@ def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
 
     A body with no BOM, under no override, of a type that is neither JSON nor
     XML, whose Content-Type charset and first-1024-bytes <meta> each say UTF-8
-    or nothing (not both nothing, unless no late <meta> or ISO-2022-JP escape
-    follows), and that is valid UTF-8: every candidate of the resolution order
+    or nothing (not both nothing, unless no late <meta> follows and the body is
+    not 7-bit with an ESC, as ISO-2022-JP is), and that is valid UTF-8: every candidate of the resolution order
     before UTF-8 is absent or UTF-8, so ``_Resolution`` would take UTF-8 from
     the first source that names it, with nothing to report in ``conflicts``.
     This path gives that same ``Decoded`` without building the candidate
@@ -115,7 +115,7 @@ def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
         if meta != "UTF-8":
             return None
         source = "meta-prescan"
-    elif late_meta(body) is not None or b"\x1b" in body:
+    elif late_meta(body) is not None:
         return None
     else:
         source = "utf-8-valid"
@@ -123,6 +123,8 @@ def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
         text = body.decode("utf-8")  # the standard's UTF-8 decoder, error mode fatal (codecs/utf8.py)
     except UnicodeDecodeError:
         return None
+    if source == "utf-8-valid" and text.isascii() and b"\x1b" in body:
+        return None  # 7-bit with an ESC: perhaps ISO-2022-JP, which the resolution looks at first
     declared = MappingProxyType({"bom": None, "header": header, "meta": meta, "xml": None})
     return Decoded(text, "UTF-8", source, 0, declared, (), None, looks_double_encoded(text, body), None)
 
@@ -186,9 +188,16 @@ class _Resolution:
         # run() records the first candidate it is handed, so by now this says
         # whether anything (BOM, forced override, declaration) named an encoding.
         declared_any = self.browser_choice is not None
-        # Every escape starts with ESC: the memchr-speed test spares the regex most bodies.
-        if not declared_any and b"\x1b" in self.payload and _ISO_2022_JP_ESCAPE.search(self.payload):
-            # ISO-2022-JP is 7-bit, hence valid UTF-8: its escapes must be looked at first.
+        # ISO-2022-JP is 7-bit, hence valid UTF-8: a 7-bit body's escapes must be looked at
+        # first.  A body with any byte >= 0x80 cannot be ISO-2022-JP, and is left to the UTF-8
+        # step (a stray ESC $ B in a UTF-8 page must not hand it to the detector).  Every
+        # escape starts with ESC: the memchr-speed test spares the other two most bodies.
+        if (
+            not declared_any
+            and b"\x1b" in self.payload
+            and self.payload.isascii()
+            and _ISO_2022_JP_ESCAPE.search(self.payload)
+        ):
             guess = detect(self.payload, tld_of(self.host))
             yield "detector", guess.encoding, guess.confidence
         yield "utf-8-valid", "UTF-8", None

@@ -221,6 +221,16 @@ def test_an_idn_host_matches_its_punycode_override():
     assert decode(body, HTML, "https://bücher.example/", table).source == "override"
 
 
+@pytest.mark.parametrize(
+    ("text", "url"), [("Привет, это страница \x1b$B про погоду", None), ("日本語のページ \x1b$B です", "http://www.example.jp/")]
+)
+def test_a_stray_iso_2022_jp_escape_in_a_utf8_page_leaves_it_utf8(text, url):
+    # Bytes >= 0x80 rule ISO-2022-JP out: the escape must not hand the page to the detector.
+    body = page(text).encode("utf-8")
+    decoded = decode(body, HTML, url)
+    assert (decoded.encoding, decoded.source, decoded.text) == ("UTF-8", "utf-8-valid", page(text))
+
+
 def test_undeclared_iso_2022_jp_is_not_taken_for_utf8():
     body = page("日本語のページです。今日は晴れです。").encode("iso2022_jp")
     assert body.isascii()
