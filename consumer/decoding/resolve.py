@@ -21,6 +21,10 @@ Precedence, highest first (each step is one small function below):
 A body that looks like damaged UTF-8 (mostly well-formed multi-byte sequences
 with a few errors) is never "rescued" by a single-byte detector guess that
 would turn every accented letter into mojibake; it is reported lossy instead.
+
+``decode`` first tries ``_undisputed_utf8``: the commonest response (UTF-8
+declared or undeclared, nothing disagreeing) decided without the candidate
+machinery, with the same result; everything else goes to ``_Resolution``.
 """
 
 from __future__ import annotations
@@ -95,10 +99,11 @@ def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
 
     A body with no BOM, under no override, of a type that is neither JSON nor
     XML, whose Content-Type charset and first-1024-bytes <meta> each say UTF-8
-    or nothing (not both nothing, unless no late <meta> follows and the body is
-    not 7-bit with an ESC, as ISO-2022-JP is), and that is valid UTF-8: every candidate of the resolution order
-    before UTF-8 is absent or UTF-8, so ``_Resolution`` would take UTF-8 from
-    the first source that names it, with nothing to report in ``conflicts``.
+    or nothing (when both say nothing: no late <meta> follows, and the body is
+    not 7-bit with an ESC, as ISO-2022-JP is), and that is valid UTF-8: every
+    candidate of the resolution order before UTF-8 is absent or UTF-8, so
+    ``_Resolution`` would take UTF-8 from the first source that names it, with
+    nothing to report in ``conflicts``.
     This path gives that same ``Decoded`` without building the candidate
     generators (half the cost of a decode, bench/decode.py).
     tests/decoding/test_resolve.py checks it against ``_Resolution``.
