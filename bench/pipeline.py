@@ -15,9 +15,9 @@ Per contender and mode:
   read_committed reader sees (start-up and group join excluded); --rounds
   alternating rounds (pass-through, processor, pass-through, ...), each
   contender's median round reported, with the median of the per-round ratios;
-- CPU: user + system time of the child process (every thread, start-up
-  included) per record, read from /proc before it is stopped: unlike
-  records/s, it hardly depends on what else the shared machine runs;
+- CPU: user + system time of the child process (every thread) per record,
+  from the first output to the end, read from /proc: unlike records/s, it
+  hardly depends on what else the shared machine runs;
 - latency: records produced at half the slower contender's measured rate while it runs;
   each record's latency is from its landing Kafka timestamp to the moment a
   read_committed reader receives its output (p50, p99);
@@ -276,13 +276,16 @@ class Contender:
 
 
 def throughput(contender: Contender, items, timeout: float) -> tuple[float, float, float]:
-    """(records/s, MB/s, peak RSS) on a landing topic filled beforehand; the child's CPU time is
-    left in ``contender.cpu_s``."""
+    """(records/s, MB/s, peak RSS) on a landing topic filled beforehand; the child's CPU time from
+    its first output to its stop is left in ``contender.cpu_s``."""
     total_bytes = produce(contender.connection, contender.landing, items, prefix="t")
     reader = Reader(contender.connection, contender.outputs)
     started = time.time()
     contender.start()
     try:
+        # CPU is counted from the first output on, like the rate: start-up (imports, group join) excluded.
+        reader.wait_for(1, timeout)
+        cpu_at_first = cpu_seconds(contender.process.pid)
         if not reader.wait_for(len(items), timeout):
             print(f"  {contender.kind}/{contender.mode}: only {len(reader.seen)} of {len(items)} outputs", flush=True)
         # Steady state: from the first output to the last, so process start-up and the group join
@@ -290,7 +293,9 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         times = sorted(reader.seen.values()) or [started]
         seconds = max(times[-1] - times[0], 1e-9)
         done = max(len(times) - 1, 0)
-        return done / seconds, total_bytes / MiB * done / len(items) / seconds, contender.stop()
+        peak = contender.stop()
+        contender.cpu_s -= cpu_at_first
+        return done / seconds, total_bytes / MiB * done / len(items) / seconds, peak
     finally:
         reader.close()
         if contender.process.poll() is None:
