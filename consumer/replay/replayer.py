@@ -99,16 +99,19 @@ class Replayer:
         consumer = self._consumer()
         delivery = None
         try:
+            if not self.options.dry_run:
+                # Fence first: init_transactions aborts a transaction a killed predecessor left
+                # open, whose offsets would otherwise keep the committed cursor unstable, and
+                # reading it (_ranges) waiting, until the transaction timeout.
+                delivery = ExactlyOnce(
+                    self._producer(), timeout=self.settings.shutdown_timeout_s, renew=self._producer
+                )
+                delivery.start()
             ranges = self._ranges(consumer)
             self.progress = self.progress or Progress(sum(r.remaining for r in ranges.values()))
             self.log.info("replay starting", partitions={p: (r.start, r.stop) for p, r in ranges.items()})
             if not ranges:
                 return self.summary
-            if not self.options.dry_run:
-                delivery = ExactlyOnce(
-                    self._producer(), timeout=self.settings.shutdown_timeout_s, renew=self._producer
-                )
-                delivery.start()
             consumer.assign([r.topic_partition() for r in ranges.values()])
             self._loop(consumer, delivery, ranges)
         finally:

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from consumer.kafka import make_consumer
+from confluent_kafka import TopicPartition
+
+from consumer.kafka import make_consumer, make_producer
 
 from replay_helpers import damaged_utf8_page, raw, summary_of
 
@@ -103,3 +105,30 @@ def test_sigterm_stops_after_the_batch_then_a_rerun_finishes_the_job(quarantine,
     assert status == 0
     assert summary_of(out)["released"] == RECORDS - released_first, "the summary counted what was committed"
     assert Counter(r["key"] for r in outputs.clean()) == Counter(k for k, _ in items), "every record exactly once"
+
+
+def test_a_transaction_a_killed_replay_left_open_is_fenced_not_waited_for(quarantine, replay, outputs, kafka_connection,
+                                                                         topics):
+    items = [(f"r{i}".encode(), raw(*damaged_utf8_page(i, 1))) for i in range(20)]
+    quarantine(items)
+    group, transactional_id = f"replay-{uuid.uuid4().hex}", f"replay-txn-{uuid.uuid4().hex}"
+    # What a replay killed between send_offsets_to_transaction and commit leaves behind: an open
+    # transaction holding the cursor's offsets, which keeps them unstable until the transaction
+    # times out (60 s, longer than the replay waits to read them).
+    zombie = make_producer(kafka_connection, transactional_id=transactional_id)
+    zombie.init_transactions(30)
+    zombie.begin_transaction()
+    zombie.produce(topics["clean"], b"never visible", b"zombie")
+    cursor_group = make_consumer(kafka_connection, group)
+    zombie.send_offsets_to_transaction(
+        [TopicPartition(topics["quarantine"], 0, 5)], cursor_group.consumer_group_metadata(), 30
+    )
+    cursor_group.close()
+
+    status, out = replay("--threshold", "1", "--group", group, "--transactional-id", transactional_id)
+
+    assert status == 0, replay.err
+    assert summary_of(out)["released"] == len(items), "the zombie's offsets were aborted, not committed"
+    released = Counter(r["key"] for r in outputs.clean())
+    assert released == Counter(k for k, _ in items), "every record exactly once, nothing of the zombie's"
+    del zombie  # kept alive (not aborted, not closed) until the replay had fenced it
