@@ -130,8 +130,17 @@ def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
         return None
     if source == "utf-8-valid" and text.isascii() and b"\x1b" in body:
         return None  # 7-bit with an ESC: perhaps ISO-2022-JP, which the resolution looks at first
-    declared = MappingProxyType({"bom": None, "header": header, "meta": meta, "xml": None})
+    declared = _UNDISPUTED_DECLARATIONS[header, meta]
     return Decoded(text, "UTF-8", source, 0, declared, (), None, looks_double_encoded(text, body), None)
+
+
+# ``declared`` of the shortcut's answers: the header and the meta each say UTF-8 or nothing.  Built
+# once and shared (read-only views of dicts nothing else holds) instead of one dict and view a decode.
+_UNDISPUTED_DECLARATIONS = {
+    (header, meta): MappingProxyType({"bom": None, "header": header, "meta": meta, "xml": None})
+    for header in (None, "UTF-8")
+    for meta in (None, "UTF-8")
+}
 
 
 class _Resolution:
