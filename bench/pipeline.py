@@ -172,6 +172,7 @@ class Reader:
     def __post_init__(self) -> None:
         self._stop = threading.Event()
         self._ready = threading.Event()
+        self._grew = threading.Condition()  # notified whenever ``seen`` gains keys
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         self._ready.wait(60)
@@ -181,17 +182,18 @@ class Reader:
         consumer.subscribe(self.topics, on_assign=lambda *_: self._ready.set())
         try:
             while not self._stop.is_set():
-                for message in consumer.consume(1000, 0.1):
-                    if message.error() is None:
-                        self.seen.setdefault(message.key(), time.time())
+                messages = consumer.consume(1000, 0.1)
+                with self._grew:
+                    for message in messages:
+                        if message.error() is None:
+                            self.seen.setdefault(message.key(), time.time())
+                    self._grew.notify_all()
         finally:
             consumer.close()
 
     def wait_for(self, count: int, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while len(self.seen) < count and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return len(self.seen) >= count
+        with self._grew:
+            return self._grew.wait_for(lambda: len(self.seen) >= count, timeout)
 
     def close(self) -> None:
         self._stop.set()

@@ -11,7 +11,8 @@ _BOMS = (
     (b"\xfe\xff", "UTF-16BE"),
     (b"\xff\xfe", "UTF-16LE"),
 )
-_ANY_BOM = tuple(bom for bom, _ in _BOMS)
+#: Every byte order mark, for a ``startswith`` that rules them all out at once.
+BYTE_ORDER_MARKS = tuple(bom for bom, _ in _BOMS)
 
 
 def sniff_bom(body: bytes) -> tuple[str | None, int]:
@@ -22,7 +23,7 @@ def sniff_bom(body: bytes) -> tuple[str | None, int]:
     There is no UTF-32 here: the Encoding Standard has no UTF-32, and
     ``FF FE 00 00`` is UTF-16LE's BOM followed by U+0000.
     """
-    if not body.startswith(_ANY_BOM):  # most bodies: one call instead of three
+    if not body.startswith(BYTE_ORDER_MARKS):  # most bodies: one call instead of three
         return None, 0
     for bom, encoding in _BOMS:
         if body.startswith(bom):

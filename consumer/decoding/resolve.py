@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterator
 from types import MappingProxyType
 
-from .bom import sniff_bom
+from .bom import BYTE_ORDER_MARKS, sniff_bom
 from .codecs import decode_bytes, decode_strict
 from .content_type import extract_mime_type, is_json_mime, is_xml_mime
 from .decoded import Decoded
@@ -55,8 +55,7 @@ CONFIDENT_DETECTION = 0.5
 # "<?xml" or with "<?x" in UTF-16: any other body has no XML declaration, unparsed.
 _XML_DECLARATION_STARTS = (b"<?xml", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x")
 _NOT_PARSED = object()
-_UTF8_BOM = b"\xef\xbb\xbf"
-_BOMS_AND_XML_STARTS = (_UTF8_BOM, b"\xfe\xff", b"\xff\xfe", *_XML_DECLARATION_STARTS)
+_BOMS_AND_XML_STARTS = (*BYTE_ORDER_MARKS, *_XML_DECLARATION_STARTS)
 
 
 def decode(
@@ -91,7 +90,7 @@ def text_utf8(decoded: Decoded, body: bytes) -> bytes | None:
     """
     if decoded.encoding != "UTF-8" or decoded.replacements:
         return None
-    return body[len(_UTF8_BOM) :] if decoded.source == "bom" else body
+    return body[sniff_bom(body)[1] :] if decoded.source == "bom" else body
 
 
 def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
@@ -319,9 +318,9 @@ _parse_content_type_cached = functools.lru_cache(maxsize=4096)(_parse_content_ty
 
 
 def _disagreements(declared: dict[str, str | None]) -> list[str]:
-    if list(declared.values()).count(None) > len(declared) - 2:
-        return []  # fewer than two places named an encoding (most responses): nothing to compare
     named = [(place, encoding) for place, encoding in declared.items() if encoding]
+    if len(named) < 2:
+        return []
     return [
         f"{place_a} says {a} but {place_b} says {b}"
         for i, (place_a, a) in enumerate(named)

@@ -153,10 +153,8 @@ class Processor:
         """Serialize a clean record now; one too large for a message is quarantined instead."""
         if routed.destination != CLEAN:
             return routed
-        if routed.text_utf8 is None:
-            value = self._serialize_clean(routed.record)
-        else:  # the page was UTF-8: its bytes are the text's encoding, written without encoding it again
-            value = self._serialize_clean(routed.record, utf8_text=routed.text_utf8)
+        # A UTF-8 page's bytes are its text's encoding: written as they are, not encoded again.
+        value = self._serialize_clean(routed.record, utf8_text=routed.text_utf8)
         if len(value) <= self._message_limit:
             return routed.with_value(value)
         return self._router.unreadable(

@@ -69,6 +69,42 @@ def visible(kafka_connection, topic: str, expected: int) -> list[bytes]:
     return values
 
 
+class CountingProducer:
+    """A real producer that counts its produce() calls."""
+
+    def __init__(self, producer):
+        self.producer, self.produced = producer, 0
+
+    def produce(self, *args, **kwargs):
+        self.produced += 1
+        return self.producer.produce(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.producer, name)
+
+
+@pytest.mark.parametrize("policy", ["exactly-once", "at-least-once"])
+def test_each_output_is_produced_before_the_next_is_made(kafka_connection, topics, transactional_id, batch, policy):
+    if policy == "exactly-once":
+        producer = CountingProducer(make_producer(kafka_connection, transactional_id=transactional_id))
+        delivery = ExactlyOnce(producer, timeout=30)
+    else:
+        producer = CountingProducer(make_producer(kafka_connection))
+        delivery = AtLeastOnce(producer, timeout=30)
+    delivery.start()
+    produced_before = []
+
+    def watched(made):
+        for output in made:
+            produced_before.append(producer.produced)
+            yield output
+
+    delivery.deliver(batch, watched(outputs(topics["out"], 5)))
+    # The loop decodes record by record inside this iteration: the producer must not wait for the batch.
+    assert produced_before == [0, 1, 2, 3, 4]
+    delivery.close(30)
+
+
 def test_exactly_once_takes_outputs_as_they_are_made(kafka_connection, topics, transactional_id, batch, consume):
     delivery = ExactlyOnce(make_producer(kafka_connection, transactional_id=transactional_id), timeout=30)
     delivery.start()

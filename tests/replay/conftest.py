@@ -9,7 +9,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-import time
+import uuid
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
@@ -19,7 +19,7 @@ import yaml
 
 from consumer.app import App
 from consumer.cli import main
-from consumer.kafka import KafkaConnection, make_producer
+from consumer.kafka import KafkaConnection, make_consumer, make_producer
 from consumer.observability.logging import configure_logging
 from consumer.serialization.avro import AvroDeserializer, AvroSerializer
 from consumer.serialization.schemas import SchemaStore
@@ -90,29 +90,26 @@ def outputs(kafka_connection, store, topics) -> Topics:
 
 
 @pytest.fixture
-def quarantine(kafka_connection, settings_for, produce, topics, outputs):
+def quarantine(kafka_connection, settings_for, produce, topics, outputs, consume):
     """``quarantine(items, timestamp_ms=None)``: run the processor on *items* until all of them are quarantined."""
 
     def run(items: list[tuple[bytes, dict | bytes]], timestamp_ms: int | None = None) -> list[dict]:
         before = len(outputs.quarantine())
+        watcher = make_consumer(kafka_connection, f"watch-{uuid.uuid4().hex}")
+        watcher.subscribe([topics["quarantine"]])
         produce(topics["landing"], items, timestamp_ms)
         app = App(settings_for(), kafka_connection)
         thread = threading.Thread(target=app.run, daemon=True)
         thread.start()
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                found = outputs.quarantine()
-                if len(found) >= before + len(items):
-                    break
-                assert time.monotonic() < deadline, f"only {len(found) - before} of {len(items)} quarantined"
-                time.sleep(0.5)  # polling a real condition, bounded by the deadline
+            consume(watcher, lambda messages: len(messages) >= before + len(items), timeout=120)
         finally:
+            watcher.close()
             app.stop()
             thread.join(60)
         assert not thread.is_alive()
         assert not outputs.clean(), "every record given to quarantine() must be lossy"
-        return found
+        return outputs.quarantine()
 
     return run
 
