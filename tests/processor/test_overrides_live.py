@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from consumer.cli import main
 
 STALE_HEADER = "text/html; charset=iso-8859-1"  # the CDN's lie: the bodies are UTF-8
@@ -26,6 +28,14 @@ overrides:
 """
 
 
+def replace_file(path, text: str) -> None:
+    """Edit the file as Kubernetes updates a mounted ConfigMap: atomically, never truncated then written
+    in place (the running processor could read it empty or half written in between)."""
+    staged = path.with_name(path.name + ".new")
+    staged.write_text(text)
+    os.replace(staged, path)
+
+
 def pages(raw, prefix: str, n: int, content_type: str = STALE_HEADER):
     return [(f"{prefix}-{i}".encode(), raw(f"https://static.cdn.example.com/{prefix}/{i}", BODY, content_type))
             for i in range(n)]
@@ -42,11 +52,11 @@ def test_an_edit_takes_effect_without_restart_and_a_bad_edit_is_refused(
     produce(topics["landing"], pages(raw, "before", 20))
     assert len(read_outputs(20).clean) == 20
 
-    overrides.write_text(OVERRIDE)
+    replace_file(overrides, OVERRIDE)
     helpers.wait_for(lambda: len(app.overrides.current) == 1, "hot reload", timeout=30, every=0.05)
     produce(topics["landing"], pages(raw, "after", 20))
 
-    overrides.write_text(INVALID)
+    replace_file(overrides, INVALID)
     helpers.wait_for(lambda: app.overrides.rejected, "refusal of the invalid file", timeout=30, every=0.05)
     produce(topics["landing"], pages(raw, "refused", 20))
 
