@@ -50,9 +50,14 @@ _SEQUENCE = re.compile(
 )
 # The first bytes of the continuations' encodings (C2, C5, C6, CB, E2): the byte
 # that follows a lead character in every match.
+# Most common in clean text first (E2: ’ “ – …; C2: NBSP « ©; C5: Central European letters),
+# so that a find that succeeds early bounds the ones after it.
 _CONTINUATION_LEADS = tuple(
     bytes([first])
-    for first in sorted({char.encode("utf-8")[0] for char in _CP1252_80_9F + "".join(map(chr, range(0x80, 0xC0)))})
+    for first in sorted(
+        {char.encode("utf-8")[0] for char in _CP1252_80_9F + "".join(map(chr, range(0x80, 0xC0)))},
+        key=[0xE2, 0xC2, 0xC5, 0xC6, 0xCB].index,
+    )
 )
 # Characters that end words, so "IRMÃ”" or "AMANHÃ…" may be Portuguese
 # capitals before punctuation: a sequence continued only by these is weak
@@ -60,10 +65,12 @@ _CONTINUATION_LEADS = tuple(
 _WORD_FINAL = frozenset("\u00a0’”…–—»·")
 #: A single strong sequence flags a text only if it is at least this share of its non-ASCII characters.
 SINGLE_SEQUENCE_SHARE = 0.25
-#: Only this many characters are examined: the work is bounded (this check runs on every
-#: record, and costs about as much as the UTF-8 decode itself per KB of accented text), and
-#: an upstream double decode spoils a whole page, its head and first paragraphs included.
-MAX_CHARS = 16384
+#: Only this many bytes of the text's UTF-8 encoding are examined: the work is bounded (this
+#: check runs on every record, and costs about as much as the UTF-8 decode itself per KB of
+#: accented text), and an upstream double decode spoils a whole page, its head and first
+#: paragraphs included.  Bytes rather than characters, so that the scans' cost does not grow
+#: threefold on CJK text.
+MAX_BYTES = 16384
 
 
 def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
@@ -74,8 +81,9 @@ def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
     candidate continued only by word-final punctuation ("Ã”" in "IRMÃ”") is
     weak and never counts alone.  The text is flagged with two strong
     candidates, or with one that makes up a quarter or more of the text's
-    non-ASCII characters (a short title like "CafÃ©").  Looks at the first
-    ``MAX_CHARS`` characters only.
+    non-ASCII characters (a short title like "CafÃ©").  Looks at the
+    characters within the first ``MAX_BYTES`` bytes of the text's UTF-8
+    encoding only.
 
     *utf8*, when given, must be *text* encoded as UTF-8 (the body a UTF-8
     decode produced *text* from): it spares re-encoding the text, which would
@@ -84,27 +92,14 @@ def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
     if text.isascii():
         return False
     if utf8 is None:
-        utf8 = text[:MAX_CHARS].encode("utf-8", "surrogatepass")
-        end = len(utf8)
-    else:
-        # The search covers the encoding of text[:MAX_CHARS] only.  Every character past
-        # MAX_CHARS takes at least one byte, so that encoding ends at or before `end`;
-        # where exactly is computed only if a match lies past byte MAX_CHARS (below).
-        end = len(utf8) - max(0, len(text) - MAX_CHARS)
+        # Every character takes at least one byte: MAX_BYTES characters cover the window.
+        utf8 = text[:MAX_BYTES].encode("utf-8", "surrogatepass")
+    end = len(utf8) if len(utf8) <= MAX_BYTES else _window_end(utf8)
     start = _first_possible_start(utf8, end)
     if start < 0:
         return False
     strong = covered = 0
-    prefix_end = end if len(text) <= MAX_CHARS else None
     for match in _SEQUENCE.finditer(utf8, start, end):
-        if match.end() > MAX_CHARS:
-            # Up to byte MAX_CHARS every match is inside the prefix (a character is at least
-            # a byte).  Past it, compare with where the prefix's encoding really ends; matches
-            # come in order, so the first one past that ends the search.
-            if prefix_end is None:
-                prefix_end = len(text[:MAX_CHARS].encode("utf-8", "surrogatepass"))
-            if match.end() > prefix_end:
-                break
         sequence = match.group().decode("utf-8")
         if not _is_utf_8(sequence) or all(char in _WORD_FINAL for char in sequence[1:]):
             continue
@@ -114,9 +109,17 @@ def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
             return True
     if strong == 0:
         return False
-    text = text[:MAX_CHARS]
-    non_ascii = len(text) - len(text.encode("ascii", "ignore"))
+    window = utf8[:end].decode("utf-8", "surrogatepass")
+    non_ascii = len(window) - len(window.encode("ascii", "ignore"))
     return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
+
+
+def _window_end(utf8: bytes) -> int:
+    """Where the examined window of *utf8*, longer than ``MAX_BYTES``, ends: never inside a character."""
+    end = MAX_BYTES
+    while utf8[end] & 0xC0 == 0x80:  # a continuation byte: the character started before
+        end -= 1
+    return end
 
 
 def _first_possible_start(encoded: bytes, end: int) -> int:

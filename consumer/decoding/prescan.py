@@ -19,6 +19,8 @@ How it runs fast in Python and stays the standard's state machine:
   pragma, charset) step by step.
 * A ``<meta`` without the word "charset" cannot declare anything and is
   skipped whole; a window without ``<meta`` is answered without scanning.
+* An answer is remembered under the bytes that decided it (``DecisionCache``):
+  a page whose head starts like one seen before is answered by a lookup.
 
 tests/decoding/test_prescan.py checks all of it against a literal, byte at a
 time transcription of the standard.
@@ -143,10 +145,66 @@ def prescan_meta(body: bytes) -> str | None:
 
 def _prescan_window(body: bytes) -> str | None:
     """The loop over the first 1024 bytes of *body*, bounded by position rather than by a slice."""
+    decided = _DECISIONS.get(body)
+    if decided is not None:
+        return decided
     window_end = min(len(body), PRESCAN_BYTES)
     if _META_START.search(body, 0, window_end) is None:
         return None
-    return _scan(body, window_end, stop_at_body=False)[0]
+    found, end = _scan(body, window_end, stop_at_body=False)
+    if found is not None:
+        _DECISIONS.put(body[:end], found)
+    return found
+
+
+class DecisionCache:
+    """The prescan's answers, each under the bytes that decided it: the body up to its ``<meta>``'s ">".
+
+    Why a cached answer is exact: the prescan reads the window from its first
+    byte, one construct after another, and looks at no byte past the ">" of
+    the ``<meta>`` that gives its answer (the standard's "get an attribute"
+    stops at that ">", and ``_meta_encoding`` already relies on it).  Every
+    body that starts with those bytes therefore has the same answer, and its
+    window (at least as long as that prefix) cannot run out before it.
+
+    Pages of one site, and many sites, share their head up to the
+    ``<meta charset>``: a hit costs a 32-byte slice, a dict lookup and a
+    ``startswith`` instead of the scan.  Bounded: at most ``max_keys`` keys
+    (the first ``key_bytes`` bytes) of ``per_key`` prefixes of at most 1024
+    bytes, oldest key dropped first; a hostile stream only causes misses.
+    tests/decoding/test_prescan.py checks cached answers against the
+    standard's steps on bodies sharing prefixes.
+    """
+
+    __slots__ = ("key_bytes", "max_keys", "per_key", "_by_key")
+
+    def __init__(self, key_bytes: int = 32, max_keys: int = 512, per_key: int = 4) -> None:
+        self.key_bytes, self.max_keys, self.per_key = key_bytes, max_keys, per_key
+        self._by_key: dict[bytes, tuple[tuple[bytes, str], ...]] = {}
+
+    def get(self, body: bytes) -> str | None:
+        """The answer of a stored prefix *body* starts with, or None."""
+        for prefix, answer in self._by_key.get(body[: self.key_bytes], ()):
+            if body.startswith(prefix):
+                return answer
+        return None
+
+    def put(self, prefix: bytes, answer: str) -> None:
+        """Remember that a body starting with *prefix* (the bytes up to the deciding ">") prescans to *answer*."""
+        if len(prefix) < self.key_bytes:
+            return  # too short to be keyed; such a body is scanned in a few steps anyway
+        key = prefix[: self.key_bytes]
+        entries = self._by_key.get(key)
+        if entries is None and len(self._by_key) >= self.max_keys:
+            del self._by_key[next(iter(self._by_key))]
+        # The newest first, as a new tuple: a reader in another thread sees the old one or the new one.
+        self._by_key[key] = ((prefix, answer), *(entries or ())[: self.per_key - 1])
+
+    def clear(self) -> None:
+        self._by_key.clear()
+
+
+_DECISIONS = DecisionCache()
 
 
 def late_meta(body: bytes, limit: int = LATE_META_LIMIT) -> str | None:

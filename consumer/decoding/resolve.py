@@ -74,7 +74,7 @@ def decode(
     if type(body) is not bytes:  # noqa: E721 - a bytes subclass is copied too
         body = bytes(body)
     table = as_table(overrides)
-    if not table or table.lookup(host_of(url)) is None:
+    if overrides is None or not table or table.lookup(host_of(url)) is None:
         decoded = _undisputed_utf8(body, content_type)
         if decoded is not None:
             return decoded

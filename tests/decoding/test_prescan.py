@@ -11,7 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding.labels import get_encoding
-from consumer.decoding.prescan import PRESCAN_BYTES, extract_meta_charset, late_meta, prescan, prescan_meta
+from consumer.decoding.prescan import (
+    _DECISIONS,
+    PRESCAN_BYTES,
+    DecisionCache,
+    _scan,
+    extract_meta_charset,
+    late_meta,
+    prescan,
+    prescan_meta,
+)
 from consumer.decoding.xml_declaration import get_xml_encoding
 
 
@@ -542,3 +551,80 @@ def test_hostile_input_gives_no_answer_and_terminates(body):
 def test_late_meta_agrees_with_the_literal_transcription(before, after, shift):
     body = b"".join(before) + pad(PRESCAN_BYTES - 30 + shift) + b"".join(after)
     assert late_meta(body, limit=PRESCAN_BYTES + 600) == _reference_late_meta(body, PRESCAN_BYTES + 600)
+
+
+# -- the decision cache: bodies sharing the bytes that decided an answer -------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_FRAGMENTS), max_size=25),
+    st.lists(st.lists(st.sampled_from(_FRAGMENTS), max_size=25), min_size=1, max_size=4),
+    st.integers(min_value=0, max_value=3),
+    st.integers(min_value=0, max_value=PRESCAN_BYTES + 40),
+)
+def test_cached_answers_agree_with_the_literal_transcription(fragments, suffixes, back, pad_to):
+    """A body, then bodies that share its bytes up to its deciding ">" (or up to a few bytes
+    before it), through the module's cache, which keeps what earlier examples stored too:
+    every answer is the standard's for that body."""
+    # Half the examples move the head toward the window's edge, where a <meta> may be cut.
+    first = (pad(pad_to) if pad_to % 2 else b"") + b"".join(fragments)
+    assert prescan(first) == _reference_prescan(first[:PRESCAN_BYTES])
+    found, end = _scan(first, min(len(first), PRESCAN_BYTES), stop_at_body=False)
+    shared = first[: end - back] if found is not None else first
+    for suffix in suffixes:
+        body = shared + b"".join(suffix)
+        assert prescan(body) == _reference_prescan(body[:PRESCAN_BYTES])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_FRAGMENTS), max_size=12), min_size=2, max_size=6))
+def test_a_tiny_keyed_cache_gives_the_standards_answers(bodies):
+    """A 2-byte key makes nearly every body share a key with the others: only the whole stored
+    prefix may decide, never the key."""
+    cache = DecisionCache(key_bytes=2, max_keys=4, per_key=2)
+    for fragments in bodies:
+        body = b"".join(fragments)
+        expected = _reference_prescan(body[:PRESCAN_BYTES])
+        cached = cache.get(body)
+        assert cached is None or cached == expected
+        if cached is None:
+            window_end = min(len(body), PRESCAN_BYTES)
+            found, end = _scan(body, window_end, stop_at_body=False)
+            if found is not None:
+                cache.put(body[:end], found)
+
+
+def test_a_stored_answer_is_given_to_a_body_with_the_same_head_and_not_to_another():
+    head = b'<!DOCTYPE html><html lang="en"><head><meta charset="windows-1251">'
+    cache = DecisionCache()
+    cache.put(head, "windows-1251")
+    assert cache.get(head + b"<title>a</title>") == "windows-1251"
+    assert cache.get(head.replace(b"1251", b"1252")) is None  # differs before the ">"
+    assert cache.get(head[:-1]) is None  # a body that ends before the ">"
+    assert cache.get(b"<!DOCTYPE html><html") is None
+
+
+def test_the_cache_stays_bounded():
+    cache = DecisionCache(key_bytes=32, max_keys=8, per_key=2)
+    for i in range(100):
+        for variant in range(3):
+            cache.put(b"%032d<meta charset=%d>" % (i, variant), "UTF-8")
+    assert len(cache._by_key) == 8
+    assert all(len(entries) == 2 for entries in cache._by_key.values())
+    assert cache.get(b"%032d<meta charset=2>" % 99) == "UTF-8"
+    assert cache.get(b"%032d<meta charset=0>" % 99) is None  # pushed out of its key's two
+    assert cache.get(b"%032d<meta charset=2>" % 0) is None  # its key was dropped
+
+
+def test_a_prefix_shorter_than_the_key_is_not_stored():
+    cache = DecisionCache(key_bytes=32)
+    cache.put(b"<meta charset=gbk>", "GBK")
+    assert cache.get(b"<meta charset=gbk>" + b"x" * 40) is None
+
+
+def test_prescan_answers_a_shared_head_again_after_the_first_page():
+    head = b'<!doctype html><html lang="ru"><head><meta name="viewport" content="width=device-width"><meta charset="koi8-r">'
+    first, second = head + b"<title>one</title>", head + b"<title>two</title></head><body>" + b"x" * 2000
+    assert prescan(first) == prescan(second) == "KOI8-R"
+    assert _DECISIONS.get(second) == "KOI8-R"
