@@ -42,7 +42,7 @@ from .detection import detect
 from .labels import get_encoding
 from .mojibake import looks_double_encoded
 from .overrides import Override, OverrideMode, OverrideTable, as_table
-from .prescan import late_meta, prescan
+from .prescan import late_meta, prescan, prescan_meta
 from .url import host_of, tld_of
 from .xml_declaration import xml_declared_encoding
 
@@ -110,7 +110,8 @@ def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
     header, is_json, is_xml = _content_type_facts(content_type)
     if is_json or is_xml or body.startswith(_BOMS_AND_XML_STARTS):
         return None
-    meta = prescan(body)
+    # Neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer is its <meta> part.
+    meta = prescan_meta(body)
     if header is not None:
         if header != "UTF-8" or meta not in (None, "UTF-8"):
             return None

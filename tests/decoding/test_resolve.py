@@ -255,7 +255,10 @@ _HEADS = [
     _LONG_COMMENT + meta("windows-1251"),
     _LONG_COMMENT,
 ]
-_PREFIXES = [b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"<?xml version='1.0' encoding='utf-8'?>", b"\x1b$B"]
+_PREFIXES = [
+    b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"<?xml version='1.0' encoding='utf-8'?>", b"\x1b$B",
+    b"<?xml version='1.0' encoding='gbk'?>", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x",
+]
 _CONTENT_TYPES = [
     None,
     HTML,

@@ -178,7 +178,10 @@ class Suspects:
     def __init__(self, characters: set[str], units: set[bytes]) -> None:
         self.characters = characters
         self.units = units
-        self._characters = _any_of(re.escape(c) for c in sorted(characters))
+        # A find per character, not a regex character class: find runs memchr on each
+        # character's low byte, the class tests every character of the text (3x slower on
+        # CJK text, where this check is a third of the decode).
+        self._characters = tuple(sorted(characters))
         self._units = re.compile(b"|".join(re.escape(u) for u in sorted(units)) or b"(?!)")
 
     @classmethod
@@ -188,16 +191,15 @@ class Suspects:
 
     def in_text(self, text: str) -> bool:
         """True if Python's *text* may differ from the standard's."""
-        return self._characters.search(text) is not None
+        for character in self._characters:
+            if character in text:
+                return True
+        return False
 
     def in_data(self, data: bytes) -> bool:
         """True if *data* holds a unit Python decodes to ASCII unlike the standard."""
         return bool(self.units) and self._units.search(data) is not None
 
-
-def _any_of(escaped) -> re.Pattern[str]:
-    body = "".join(escaped)
-    return re.compile(f"[{body}]" if body else "(?!)")
 
 
 def suspects(module: ModuleType) -> tuple[set[str], set[bytes]]:
