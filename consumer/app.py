@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from confluent_kafka import Message
 
 from .decoding import OverrideTable
+from .decoding import prepare as prepare_decoders
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .observability.health import Heartbeat, HealthServer
@@ -127,6 +128,11 @@ class App:
 
     def run(self) -> None:
         self.http.start()
+        # Before joining the group (so not ready yet): the first legacy page of the first
+        # batch would otherwise wait for its codec's tables.
+        started = time.monotonic()
+        prepare_decoders()
+        self.log.info("decoder tables ready", seconds=round(time.monotonic() - started, 2))
         self.log.info(
             "processor starting",
             mode=self.settings.processing_mode.value,

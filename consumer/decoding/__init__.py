@@ -5,6 +5,7 @@ Nothing here touches Kafka, Avro, logging or the clock.  Start reading at
 """
 
 from .decoded import DECLARATION_PLACES, SOURCES, Decoded
+from .codecs import prepare
 from .overrides import Override, OverrideMode, OverrideTable
 from .resolve import decode, text_utf8
 
@@ -16,5 +17,6 @@ __all__ = [
     "OverrideMode",
     "OverrideTable",
     "decode",
+    "prepare",
     "text_utf8",
 ]

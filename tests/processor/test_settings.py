@@ -140,6 +140,9 @@ class TestSecrets:
         assert result.returncode == 1, output[-2000:]
         assert '"event": "processor starting"' in output and "svc-decoder" in output, "the connection is logged"
         assert "cannot initialise transactions" in output, "a clear reason, not a traceback"
+        assert output.index('"event": "decoder tables ready"') < output.index("cannot initialise transactions"), (
+            "the codecs' tables are built at start, before the processor touches Kafka"
+        )
         assert "Traceback" not in output
         assert "kafka-s3cret-pw" not in output
         assert "registry-s3cret" not in output

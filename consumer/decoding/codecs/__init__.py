@@ -34,7 +34,10 @@ from . import (
     utf16,
 )
 
-__all__ = ["SUPPORTED", "decode_bytes", "decode_strict"]
+__all__ = ["SUPPORTED", "decode_bytes", "decode_strict", "prepare"]
+
+#: Build the tables that are otherwise built on first use (see ``pyfast.prepare``).
+prepare = pyfast.prepare
 
 Lossy = Callable[[bytes], "tuple[str, int]"]
 Strict = Callable[[bytes], "str | None"]

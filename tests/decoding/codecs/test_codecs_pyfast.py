@@ -109,3 +109,19 @@ def test_random_valid_text(encoding: str, text: str) -> None:
     # And with a damaged byte in the middle: Python stops, the reference steps.
     damaged = data[: len(data) // 2] + b"\xff" + data[len(data) // 2 :]
     assert decode_bytes(encoding, damaged) == REFERENCES[encoding].decode(damaged)
+
+
+def test_prepare_enumerates_every_codec_once_so_decoding_never_waits_for_it(monkeypatch) -> None:
+    pyfast.prepare()
+    assert set(pyfast._SUSPECTS) == set(pyfast.PYTHON_CODECS)
+
+    def enumerating_again(*args):
+        raise AssertionError("suspects enumerated after prepare()")
+
+    monkeypatch.setattr(pyfast.Suspects, "of", enumerating_again)
+    pyfast.prepare()  # a second call finds everything done
+    samples = {"Shift_JIS": "価格～", "EUC-JP": "価格〜", "EUC-KR": "가격", "Big5": "價格", "gb18030": "价格€"}
+    codecs_ = {"Shift_JIS": "cp932", "EUC-JP": "euc_jp", "EUC-KR": "cp949", "Big5": "big5", "gb18030": "gb18030"}
+    for encoding, text in samples.items():
+        data = text.encode(codecs_[encoding])
+        assert decode_strict(encoding, data) == reference_strict(encoding, data)
