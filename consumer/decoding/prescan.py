@@ -128,7 +128,7 @@ def prescan(body: bytes) -> str | None:
         return "UTF-16LE"
     if body.startswith(b"\x00<\x00?\x00x"):
         return "UTF-16BE"
-    found = _prescan_window(body)
+    found = prescan_meta(body)
     if found is None and body.startswith(b"<?xml"):  # "get an XML encoding" fails on any other start
         return get_xml_encoding(body)
     return found
@@ -138,13 +138,9 @@ def prescan_meta(body: bytes) -> str | None:
     """The ``<meta>`` part of ``prescan`` alone: the loop over the first 1024 bytes, no XML declaration.
 
     Lets a caller attribute the prescan's answer to a ``<meta>`` rather than to
-    an XML declaration; ``prescan`` is this, then ``get_xml_encoding``.
+    an XML declaration; ``prescan`` is this, then ``get_xml_encoding``.  The
+    window is bounded by position rather than by a slice (no copy).
     """
-    return _prescan_window(body)
-
-
-def _prescan_window(body: bytes) -> str | None:
-    """The loop over the first 1024 bytes of *body*, bounded by position rather than by a slice."""
     decided = _DECISIONS.get(body)
     if decided is not None:
         return decided

@@ -73,8 +73,8 @@ def decode(
     """
     if type(body) is not bytes:  # noqa: E721 - a bytes subclass is copied too
         body = bytes(body)
-    table = as_table(overrides)
-    if overrides is None or not table or table.lookup(host_of(url)) is None:
+    table = _NO_OVERRIDES if overrides is None else as_table(overrides)
+    if table is _NO_OVERRIDES or not table or table.lookup(host_of(url)) is None:
         decoded = _undisputed_utf8(body, content_type)
         if decoded is not None:
             return decoded
@@ -131,8 +131,12 @@ def _undisputed_utf8(body: bytes, content_type: str | None) -> Decoded | None:
     if source == "utf-8-valid" and text.isascii() and b"\x1b" in body:
         return None  # 7-bit with an ESC: perhaps ISO-2022-JP, which the resolution looks at first
     declared = _UNDISPUTED_DECLARATIONS[header, meta]
-    return Decoded(text, "UTF-8", source, 0, declared, (), None, looks_double_encoded(text, body), None)
+    # Every field, in order, without Decoded.__new__ (a Python function: 0.45 us against 0.23).
+    return _new_decoded(Decoded, (text, "UTF-8", source, 0, declared, (), None, looks_double_encoded(text, body), None))
 
+
+_NO_OVERRIDES = as_table(None)
+_new_decoded = tuple.__new__
 
 # ``declared`` of the shortcut's answers: the header and the meta each say UTF-8 or nothing.  Built
 # once and shared (read-only views of dicts nothing else holds) instead of one dict and view a decode.
