@@ -15,9 +15,12 @@ Per contender and mode:
   read_committed reader sees (start-up and group join excluded); --rounds
   alternating rounds (pass-through, processor, pass-through, ...), each
   contender's median round reported, with the median of the per-round ratios;
-- CPU: user + system time of the child process (every thread) per record,
-  from the first output to the end, read from /proc: unlike records/s, it
-  hardly depends on what else the shared machine runs;
+- CPU: user + system time of the child process per record, from the first
+  output to the end, read from /proc, in all and split between its Python
+  threads and its librdkafka threads ("rdk:*": compression, fetching);
+  with the share of the whole machine that was busy meanwhile (the broker,
+  this script's reader and the contender share its two cores: when it is
+  near 100%, records/s follows total CPU per record);
 - latency: records produced at half the slower contender's measured rate while it runs;
   each record's latency is from its landing Kafka timestamp to the moment a
   read_committed reader receives its output (p50, p99);
@@ -206,6 +209,27 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
+def cpu_seconds_by_kind(pid: int) -> dict[str, float]:
+    """CPU time so far of the process's librdkafka threads ("rdk:...") and of the rest (Python's)."""
+    seconds = {"python": 0.0, "librdkafka": 0.0}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat.rpartition(")")[2].split()
+        kind = "librdkafka" if name.startswith("rdk:") else "python"
+        seconds[kind] += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return seconds
+
+
+def machine_busy() -> tuple[int, int]:
+    """(all jiffies, idle + iowait jiffies) of the whole machine so far, from /proc/stat."""
+    fields = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(fields), fields[3] + fields[4]
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -224,6 +248,11 @@ class Result:
     peak_rss_mb: float = float("nan")
     #: CPU time of the contender's process (every thread) per record, microseconds.
     cpu_us: float = float("nan")
+    #: The same, split: the process's Python threads, its librdkafka threads.
+    cpu_python_us: float = float("nan")
+    cpu_rdkafka_us: float = float("nan")
+    #: Share of the whole machine's CPU time that was busy while the contender ran (both cores).
+    machine_busy: float = float("nan")
 
 
 class Contender:
@@ -239,6 +268,7 @@ class Contender:
         self.batch_size, self.max_body = batch_size, max_body
         self.process: subprocess.Popen | None = None
         self.cpu_s = float("nan")  # the child's CPU time when it was stopped
+        self.cpu_by_kind: dict[str, float] = {}  # the same, Python threads and librdkafka threads
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWL_DECODER_")}
@@ -264,6 +294,7 @@ class Contender:
         """Peak RSS (MB) of the child, then SIGTERM and wait."""
         peak = peak_rss_mb(self.process.pid)
         self.cpu_s = cpu_seconds(self.process.pid)
+        self.cpu_by_kind = cpu_seconds_by_kind(self.process.pid)
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(60)
@@ -281,9 +312,10 @@ class Contender:
                 print(f"  (topic {topic} not deleted within 60 s; left to the broker)", file=sys.stderr)
 
 
-def throughput(contender: Contender, items, timeout: float) -> tuple[float, float, float]:
-    """(records/s, MB/s, peak RSS) on a landing topic filled beforehand; the child's CPU time from
-    its first output to its stop is left in ``contender.cpu_s``."""
+def throughput(contender: Contender, items, timeout: float) -> tuple[float, float, float, float]:
+    """(records/s, MB/s, peak RSS, machine busy share) on a landing topic filled beforehand; the
+    child's CPU time from its first output to its stop is left in ``contender.cpu_s`` (and split
+    in ``contender.cpu_by_kind``)."""
     total_bytes = produce(contender.connection, contender.landing, items, prefix="t")
     reader = Reader(contender.connection, contender.outputs)
     started = time.time()
@@ -292,6 +324,8 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         # CPU is counted from the first output on, like the rate: start-up (imports, group join) excluded.
         reader.wait_for(1, timeout)
         cpu_at_first = cpu_seconds(contender.process.pid)
+        by_kind_at_first = cpu_seconds_by_kind(contender.process.pid)
+        machine_at_first = machine_busy()
         if not reader.wait_for(len(items), timeout):
             print(f"  {contender.kind}/{contender.mode}: only {len(reader.seen)} of {len(items)} outputs", flush=True)
         # Steady state: from the first output to the last, so process start-up and the group join
@@ -299,9 +333,13 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         times = sorted(reader.seen.values()) or [started]
         seconds = max(times[-1] - times[0], 1e-9)
         done = max(len(times) - 1, 0)
+        machine_at_end = machine_busy()
         peak = contender.stop()
         contender.cpu_s -= cpu_at_first
-        return done / seconds, total_bytes / MiB * done / len(items) / seconds, peak
+        contender.cpu_by_kind = {k: v - by_kind_at_first[k] for k, v in contender.cpu_by_kind.items()}
+        jiffies, idle = (end - first for end, first in zip(machine_at_end, machine_at_first))
+        busy = 1 - idle / jiffies if jiffies else float("nan")
+        return done / seconds, total_bytes / MiB * done / len(items) / seconds, peak, busy
     finally:
         reader.close()
         if contender.process.poll() is None:
@@ -368,12 +406,18 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
             for kind in ("pass-through", "processor"):
                 contender = Contender(kind, mode, connection, args.batch_size, args.max_body)
                 result = Result(kind, mode)
-                result.records_s, result.mb_s, result.peak_rss_mb = throughput(contender, items, args.timeout)
+                result.records_s, result.mb_s, result.peak_rss_mb, result.machine_busy = throughput(
+                    contender, items, args.timeout
+                )
                 result.cpu_us = contender.cpu_s / len(items) * 1e6
+                result.cpu_python_us = contender.cpu_by_kind["python"] / len(items) * 1e6
+                result.cpu_rdkafka_us = contender.cpu_by_kind["librdkafka"] / len(items) * 1e6
                 contender.delete_topics()
                 rounds[kind].append(result)
                 print(f"  round {round_number} {kind:12} {mode:13} {result.records_s:9.0f} rec/s "
-                      f"{result.mb_s:8.1f} MB/s {result.cpu_us:6.0f} CPU us/record", flush=True)  # fmt: skip
+                      f"{result.mb_s:8.1f} MB/s {result.cpu_us:6.0f} CPU us/record (Python threads "
+                      f"{result.cpu_python_us:.0f}, librdkafka {result.cpu_rdkafka_us:.0f}); "
+                      f"machine {result.machine_busy:.0%} busy", flush=True)  # fmt: skip
         ratios = [p.records_s / q.records_s for p, q in zip(rounds["processor"], rounds["pass-through"])]
         print(f"  {mode}: processor / pass-through records/s by round: "
               + ", ".join(f"{r:.2f}x" for r in ratios) + f"; median {statistics.median(ratios):.2f}x", flush=True)  # fmt: skip
@@ -394,7 +438,9 @@ def _median_result(rounds: list[Result]) -> Result:
     """The contender's median round by records/s (its own MB/s, CPU and RSS with it), RSS the highest seen."""
     middle = sorted(rounds, key=lambda r: r.records_s)[len(rounds) // 2]
     return Result(middle.name, middle.mode, middle.records_s, middle.mb_s,
-                  peak_rss_mb=max(r.peak_rss_mb for r in rounds), cpu_us=middle.cpu_us)  # fmt: skip
+                  peak_rss_mb=max(r.peak_rss_mb for r in rounds), cpu_us=middle.cpu_us,
+                  cpu_python_us=middle.cpu_python_us, cpu_rdkafka_us=middle.cpu_rdkafka_us,
+                  machine_busy=middle.machine_busy)  # fmt: skip
 
 
 def big_messages(args: argparse.Namespace, connection: KafkaConnection) -> Result:
@@ -406,7 +452,7 @@ def big_messages(args: argparse.Namespace, connection: KafkaConnection) -> Resul
         items[i * (len(items) // args.big)] = ("https://huge.example/", huge, "text/html")
     contender = Contender("processor", "exactly-once", connection, args.batch_size, 16 * MiB)
     result = Result("processor 16MB", "exactly-once")
-    result.records_s, result.mb_s, result.peak_rss_mb = throughput(contender, items, args.timeout)
+    result.records_s, result.mb_s, result.peak_rss_mb, result.machine_busy = throughput(contender, items, args.timeout)
     contender.delete_topics()
     return result
 
