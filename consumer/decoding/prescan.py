@@ -192,12 +192,12 @@ class DecisionCache:
         key = prefix[: self.key_bytes]
         entries = self._by_key.get(key)
         if entries is None and len(self._by_key) >= self.max_keys:
-            del self._by_key[next(iter(self._by_key))]
+            try:
+                del self._by_key[next(iter(self._by_key))]
+            except (KeyError, RuntimeError, StopIteration):  # another thread evicted or inserted meanwhile
+                pass
         # The newest first, as a new tuple: a reader in another thread sees the old one or the new one.
         self._by_key[key] = ((prefix, answer), *(entries or ())[: self.per_key - 1])
-
-    def clear(self) -> None:
-        self._by_key.clear()
 
 
 _DECISIONS = DecisionCache()

@@ -628,3 +628,30 @@ def test_prescan_answers_a_shared_head_again_after_the_first_page():
     first, second = head + b"<title>one</title>", head + b"<title>two</title></head><body>" + b"x" * 2000
     assert prescan(first) == prescan(second) == "KOI8-R"
     assert _DECISIONS.get(second) == "KOI8-R"
+
+
+def test_threads_sharing_the_cache_get_the_standards_answers():
+    """decode may run in several threads: eviction races must neither raise nor give a wrong answer."""
+    import threading
+
+    cache = DecisionCache(key_bytes=32, max_keys=4, per_key=1)
+    failures: list[object] = []
+
+    def work(seed: int) -> None:
+        try:
+            for i in range(3000):
+                label = (b"gbk", b"big5", b"koi8-r")[(i + seed) % 3]
+                head = b"%032d<meta charset=%s>" % ((i * 7 + seed) % 50, label)
+                cache.put(head, get_encoding(label))
+                answer = cache.get(head + b"<title>x</title>")
+                if answer not in (None, get_encoding(label)):
+                    failures.append((head, answer))
+        except Exception as exc:  # noqa: BLE001 - any exception is the failure this test looks for
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
