@@ -204,24 +204,26 @@ class Reader:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time the process (all its threads) has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+    """User + system CPU time the process (all its threads, ended ones too) has used so far."""
+    return _stat_cpu_seconds(Path(f"/proc/{pid}/stat").read_text())
 
 
-def cpu_seconds_by_kind(pid: int) -> dict[str, float]:
-    """CPU time so far of the process's librdkafka threads ("rdk:...") and of the rest (Python's)."""
-    seconds = {"python": 0.0, "librdkafka": 0.0}
+def librdkafka_cpu_seconds(pid: int) -> float:
+    """The part of ``cpu_seconds`` its librdkafka threads ("rdk:...", alive for the client's life) used."""
+    seconds = 0.0
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             stat = (task / "stat").read_text()
         except FileNotFoundError:  # the thread ended meanwhile
             continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat.rpartition(")")[2].split()
-        kind = "librdkafka" if name.startswith("rdk:") else "python"
-        seconds[kind] += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        if stat[stat.index("(") + 1 :].startswith("rdk:"):
+            seconds += _stat_cpu_seconds(stat)
     return seconds
+
+
+def _stat_cpu_seconds(stat: str) -> float:
+    fields = stat.rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
 def machine_busy() -> tuple[int, int]:
@@ -248,7 +250,7 @@ class Result:
     peak_rss_mb: float = float("nan")
     #: CPU time of the contender's process (every thread) per record, microseconds.
     cpu_us: float = float("nan")
-    #: The same, split: the process's Python threads, its librdkafka threads.
+    #: The same, split: its librdkafka threads, and the rest (its Python threads, ended ones included).
     cpu_python_us: float = float("nan")
     cpu_rdkafka_us: float = float("nan")
     #: Share of the whole machine's CPU time that was busy while the contender ran (both cores).
@@ -268,7 +270,7 @@ class Contender:
         self.batch_size, self.max_body = batch_size, max_body
         self.process: subprocess.Popen | None = None
         self.cpu_s = float("nan")  # the child's CPU time when it was stopped
-        self.cpu_by_kind: dict[str, float] = {}  # the same, Python threads and librdkafka threads
+        self.rdkafka_cpu_s = float("nan")  # the part of it its librdkafka threads used
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWL_DECODER_")}
@@ -294,7 +296,7 @@ class Contender:
         """Peak RSS (MB) of the child, then SIGTERM and wait."""
         peak = peak_rss_mb(self.process.pid)
         self.cpu_s = cpu_seconds(self.process.pid)
-        self.cpu_by_kind = cpu_seconds_by_kind(self.process.pid)
+        self.rdkafka_cpu_s = librdkafka_cpu_seconds(self.process.pid)
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(60)
@@ -314,8 +316,8 @@ class Contender:
 
 def throughput(contender: Contender, items, timeout: float) -> tuple[float, float, float, float]:
     """(records/s, MB/s, peak RSS, machine busy share) on a landing topic filled beforehand; the
-    child's CPU time from its first output to its stop is left in ``contender.cpu_s`` (and split
-    in ``contender.cpu_by_kind``)."""
+    child's CPU time from its first output to its stop is left in ``contender.cpu_s`` (its
+    librdkafka threads' part in ``contender.rdkafka_cpu_s``)."""
     total_bytes = produce(contender.connection, contender.landing, items, prefix="t")
     reader = Reader(contender.connection, contender.outputs)
     started = time.time()
@@ -324,7 +326,7 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         # CPU is counted from the first output on, like the rate: start-up (imports, group join) excluded.
         reader.wait_for(1, timeout)
         cpu_at_first = cpu_seconds(contender.process.pid)
-        by_kind_at_first = cpu_seconds_by_kind(contender.process.pid)
+        rdkafka_cpu_at_first = librdkafka_cpu_seconds(contender.process.pid)
         machine_at_first = machine_busy()
         if not reader.wait_for(len(items), timeout):
             print(f"  {contender.kind}/{contender.mode}: only {len(reader.seen)} of {len(items)} outputs", flush=True)
@@ -336,7 +338,7 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         machine_at_end = machine_busy()
         peak = contender.stop()
         contender.cpu_s -= cpu_at_first
-        contender.cpu_by_kind = {k: v - by_kind_at_first[k] for k, v in contender.cpu_by_kind.items()}
+        contender.rdkafka_cpu_s -= rdkafka_cpu_at_first
         jiffies, idle = (end - first for end, first in zip(machine_at_end, machine_at_first))
         busy = 1 - idle / jiffies if jiffies else float("nan")
         return done / seconds, total_bytes / MiB * done / len(items) / seconds, peak, busy
@@ -410,8 +412,8 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
                     contender, items, args.timeout
                 )
                 result.cpu_us = contender.cpu_s / len(items) * 1e6
-                result.cpu_python_us = contender.cpu_by_kind["python"] / len(items) * 1e6
-                result.cpu_rdkafka_us = contender.cpu_by_kind["librdkafka"] / len(items) * 1e6
+                result.cpu_rdkafka_us = contender.rdkafka_cpu_s / len(items) * 1e6
+                result.cpu_python_us = result.cpu_us - result.cpu_rdkafka_us
                 contender.delete_topics()
                 rounds[kind].append(result)
                 print(f"  round {round_number} {kind:12} {mode:13} {result.records_s:9.0f} rec/s "

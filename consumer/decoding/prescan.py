@@ -139,7 +139,8 @@ def prescan_meta(body: bytes) -> str | None:
 
     Lets a caller attribute the prescan's answer to a ``<meta>`` rather than to
     an XML declaration; ``prescan`` is this, then ``get_xml_encoding``.  The
-    window is bounded by position rather than by a slice (no copy).
+    window is bounded by position rather than by a slice (no copy), and an
+    answer already decided by the same leading bytes comes from ``DecisionCache``.
     """
     decided = _DECISIONS.get(body)
     if decided is not None:

@@ -220,7 +220,6 @@ class Suspects:
         return bool(self.units) and self._units.search(data) is not None
 
 
-
 def suspects(module: ModuleType) -> tuple[set[str], set[bytes]]:
     """Where Python's codec decodes a unit unlike the reference.
 
