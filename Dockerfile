@@ -14,14 +14,20 @@ ARG PYTHON_IMAGE=python:3.12-slim-bookworm
 FROM ${PYTHON_IMAGE} AS builder
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
+# gcc compiles the meta prescan's loop (consumer/decoding/_prescan_loop.c) into the project's wheel;
+# the extension is optional, so without it the image would work, its decoding slower. Only this
+# stage has a compiler: the runtime stage copies the built venv.
+RUN apt-get update \
+ && apt-get install --yes --no-install-recommends gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/venv
 WORKDIR /src
 # pyproject.toml names README.md as the package's readme: the build needs it.
 COPY pyproject.toml README.md ./
 COPY consumer/ ./consumer/
-# confluent-kafka and fastavro ship manylinux wheels for this Python: no compiler
-# is needed. --only-binary keeps it that way, so a missing wheel fails the build
-# here instead of silently needing gcc.
+# The dependencies (confluent-kafka, fastavro...) ship manylinux wheels for this
+# Python: --only-binary keeps it that way, so a missing wheel fails the build here
+# instead of compiling a dependency from source.
 RUN python -m pip wheel --no-deps --wheel-dir /wheels . \
  && /opt/venv/bin/pip install --only-binary=:all: /wheels/*.whl \
  && /opt/venv/bin/pip uninstall --yes pip

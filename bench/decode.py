@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from consumer.decoding import decode  # noqa: E402
+from consumer.decoding import decode, prescan  # noqa: E402
 
 UTF8_LOCALES = ["en_US", "fr_FR", "de_DE", "ja_JP", "zh_CN", "ru_RU", "es_ES", "pt_BR", "ko_KR", "it_IT"]
 LEGACY = [("ja_JP", "Shift_JIS", "cp932"), ("zh_CN", "GBK", "gbk"), ("ru_RU", "windows-1251", "cp1251"),
@@ -111,7 +111,8 @@ def main() -> None:
     corpus = build_corpus(args.pages, args.seed)
     total = sum(len(body) for body, _, _ in corpus)
     print(f"corpus: {len(corpus)} pages, {total / 1e6:.1f} MB, "
-          f"{sum(1 for b, _, t in corpus if t.encode('utf-8') != b) } legacy pages")
+          f"{sum(1 for b, _, t in corpus if t.encode('utf-8') != b) } legacy pages; "
+          f"prescan loop {'compiled' if prescan.COMPILED else 'by pattern (no C compiler at install)'}")
     everything = contenders()
     fast = {name: everything[name] for name in FAST}
     # The fast contenders take turns, --repeat times, and each keeps its best time: a swing of the

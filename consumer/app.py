@@ -17,6 +17,7 @@ from confluent_kafka import Message
 
 from .decoding import OverrideTable
 from .decoding import prepare as prepare_decoders
+from .decoding import prescan
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .observability.health import Heartbeat, HealthServer
@@ -132,7 +133,9 @@ class App:
         # batch would otherwise wait for its codec's tables.
         started = time.monotonic()
         prepare_decoders()
-        self.log.info("decoder tables ready", seconds=round(time.monotonic() - started, 2))
+        self.log.info(
+            "decoder tables ready", seconds=round(time.monotonic() - started, 2), prescan_compiled=prescan.COMPILED
+        )
         self.log.info(
             "processor starting",
             mode=self.settings.processing_mode.value,

@@ -59,6 +59,14 @@ def test_builder_installs_the_project_into_the_venv_the_final_stage_copies(docke
     assert dockerfile.final.env()["PATH"].startswith("/opt/venv/bin:")
 
 
+def test_builder_has_the_compiler_the_prescan_loop_needs(dockerfile):
+    """The extension is optional: without gcc the image would build and decode, silently slower."""
+    installs = [run.args for run in dockerfile.stage("builder").all("RUN") if PACKAGE_INSTALL.search(run.args)]
+    assert any(re.search(r"\bgcc\b", run) for run in installs), "the builder must install gcc"
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    assert 'sources = ["consumer/decoding/_prescan_loop.c"]' in pyproject
+
+
 def test_final_stage_has_no_build_tools_and_no_source_tree(dockerfile):
     for run in dockerfile.final.all("RUN"):
         assert not (PACKAGE_INSTALL.search(run.args) and BUILD_TOOLS.search(run.args)), run.args
@@ -113,7 +121,7 @@ def test_dockerignore_keeps_local_state_out_but_not_what_the_build_copies(docker
         for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    for path in (".venv", ".git", "tests", ".pytest_cache"):
+    for path in (".venv", ".git", "tests", ".pytest_cache", "consumer/decoding/_prescan_loop.cpython-312-x86_64-linux-gnu.so"):
         assert _ignored(patterns, path), f"{path} must not be sent to the build"
     for stage in dockerfile.stages:
         for copy in stage.all("COPY"):

@@ -143,6 +143,7 @@ class TestSecrets:
         assert output.index('"event": "decoder tables ready"') < output.index("cannot initialise transactions"), (
             "the codecs' tables are built at start, before the processor touches Kafka"
         )
+        assert '"prescan_compiled": ' in output, "whether the compiled prescan loop runs is logged"
         assert "Traceback" not in output
         assert "kafka-s3cret-pw" not in output
         assert "registry-s3cret" not in output

@@ -1,0 +1,249 @@
+/* The meta prescan's loop, compiled: the same answers as prescan.py's patterns, without their per-call cost.
+ *
+ * Implements the branches of the HTML Standard's "prescan a byte stream to determine its encoding"
+ * (https://html.spec.whatwg.org/multipage/parsing.html#prescan-a-byte-stream-to-determine-its-encoding)
+ * that only move the position: other bytes, comments, tags with "get an attribute", bogus markup.
+ * prescan.py keeps the patterns (_loop_until_meta, _META_START): they are the fallback when this
+ * module is not built, and tests/decoding/test_prescan_loop.py checks that both give the same
+ * answer on random markup.  The <meta> branch itself stays in Python (prescan._meta).
+ *
+ * next_meta(buf, position, length, stop_at_body) -> int
+ *     Runs the loop over buf[position:length] and returns the position of the "<meta" (followed by
+ *     whitespace or "/") where it stops, or -1 when it stops anywhere else: at the end of the
+ *     bytes, at a construct that runs out of bytes (the standard's abort), or, with stop_at_body,
+ *     at "<body" or "</head" (late_meta's end of the head).
+ * find_meta(buf, start, end) -> int
+ *     The first "<meta", ASCII case-insensitively, in buf[start:end], or -1.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define NOT_FOUND (-1)
+
+/* "get an attribute"'s whitespace: 0x09 0x0A 0x0C 0x0D 0x20. */
+static int is_space(unsigned char c) { return c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x20; }
+
+static int is_ascii_letter(unsigned char c) { return (unsigned char)((c | 0x20) - 'a') < 26; }
+
+/* Whether b[0..n) is the lowercase ASCII *word*, in any case (OR 0x20 lowers letters only). */
+static int is_word(const unsigned char *b, const char *word, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!is_ascii_letter(b[i]) || (b[i] | 0x20) != (unsigned char)word[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* *word* at p, then one of *enders* (a byte that must exist within end). */
+static int word_then(const unsigned char *b, Py_ssize_t p, Py_ssize_t end, const char *word, const char *enders)
+{
+    Py_ssize_t n = (Py_ssize_t)strlen(word);
+    return p + n < end && is_word(b + p, word, n) && b[p + n] != 0 && strchr(enders, b[p + n]) != NULL;
+}
+
+/* After an attribute's name (steps 4-12 of "get an attribute"): where its value ends, or
+ * NOT_FOUND when the bytes run out first.  The three cases of prescan._VALUE, in its order. */
+static Py_ssize_t value_end(const unsigned char *b, Py_ssize_t q, Py_ssize_t end)
+{
+    Py_ssize_t r = q;
+    while (r < end && is_space(b[r]))
+        r++;
+    if (r < end && b[r] == '=') {
+        /* "=" and a value: quoted up to the same quote, empty before ">", else up to a space or ">". */
+        r++;
+        while (r < end && is_space(b[r]))
+            r++;
+        if (r < end) {
+            unsigned char c = b[r];
+            if (c == '"' || c == '\'') {
+                const unsigned char *quote = memchr(b + r + 1, c, (size_t)(end - r - 1));
+                if (quote != NULL)
+                    return quote - b + 1;
+            } else if (c == '>') {
+                return r;
+            } else {
+                for (r++; r < end && !is_space(b[r]) && b[r] != '>'; r++)
+                    ;
+                if (r < end)
+                    return r;
+            }
+        }
+    }
+    /* No value: the name ended at "/" or ">", or at spaces followed by something other than "=". */
+    if (q < end && (b[q] == '/' || b[q] == '>'))
+        return q;
+    for (r = q; r < end && is_space(b[r]); r++)
+        ;
+    if (r > q && r < end && b[r] != '=')
+        return r;
+    return NOT_FOUND;
+}
+
+/* A tag's attributes from after its name: "get an attribute" until there is none, then past the
+ * ">".  NOT_FOUND when the bytes run out.  prescan._ATTRIBUTES_TO_GT_PATTERN. */
+static Py_ssize_t attributes_end(const unsigned char *b, Py_ssize_t p, Py_ssize_t end)
+{
+    for (;;) {
+        Py_ssize_t q = p;
+        while (q < end && (is_space(b[q]) || b[q] == '/'))
+            q++;
+        if (q >= end || b[q] == '>')
+            break;
+        /* The name: its first byte may be "=", the rest stops at "=", space, "/" or ">". */
+        for (q++; q < end && b[q] != '=' && !is_space(b[q]) && b[q] != '/' && b[q] != '>'; q++)
+            ;
+        Py_ssize_t value = value_end(b, q, end);
+        if (value == NOT_FOUND)
+            break;  /* this attribute runs out: the tag can only end before it */
+        p = value;
+    }
+    while (p < end && (is_space(b[p]) || b[p] == '/'))
+        p++;
+    return p < end && b[p] == '>' ? p + 1 : NOT_FOUND;
+}
+
+/* The loop from p: the position of the <meta it stops at, or NOT_FOUND. */
+static Py_ssize_t next_meta(const unsigned char *b, Py_ssize_t p, Py_ssize_t end, int stop_at_body)
+{
+    while (p < end) {
+        if (b[p] != '<') {  /* any other byte: do nothing with it */
+            const unsigned char *lt = memchr(b + p, '<', (size_t)(end - p));
+            if (lt == NULL)
+                return NOT_FOUND;
+            p = lt - b;
+        }
+        int has_next = p + 1 < end;
+        unsigned char next = has_next ? b[p + 1] : 0;
+        if (next == '!' && p + 3 < end && b[p + 2] == '-' && b[p + 3] == '-') {
+            /* "<!--": up to the first ">" preceded by "--", which may be the dashes of "<!--". */
+            Py_ssize_t q = p + 4;
+            for (;;) {
+                const unsigned char *gt = q < end ? memchr(b + q, '>', (size_t)(end - q)) : NULL;
+                if (gt == NULL)
+                    return NOT_FOUND;
+                q = gt - b;
+                if (b[q - 1] == '-' && b[q - 2] == '-')
+                    break;
+                q++;
+            }
+            p = q + 1;
+        } else if (has_next && (is_ascii_letter(next) || (next == '/' && p + 2 < end && is_ascii_letter(b[p + 2])))) {
+            /* "<" + letter or "</" + letter: a tag, unless it is the <meta the caller wants. */
+            if (word_then(b, p + 1, end, "meta", "\t\n\x0c\r /"))
+                return p;
+            if (stop_at_body && (word_then(b, p + 1, end, "body", "\t\n\x0c\r />") ||
+                                 (next == '/' && word_then(b, p + 2, end, "head", "\t\n\x0c\r />"))))
+                return NOT_FOUND;
+            Py_ssize_t q = (next == '/' ? p + 2 : p + 1) + 1;
+            while (q < end && !is_space(b[q]) && b[q] != '>')
+                q++;
+            p = attributes_end(b, q, end);
+            if (p == NOT_FOUND)
+                return NOT_FOUND;
+        } else if (has_next && (next == '!' || next == '/' || next == '?')) {
+            /* "<!" (not a comment), "</" (not a tag), "<?": up to the first ">". */
+            const unsigned char *gt = p + 2 < end ? memchr(b + p + 2, '>', (size_t)(end - p - 2)) : NULL;
+            if (gt == NULL)
+                return NOT_FOUND;
+            p = gt - b + 1;
+        } else {
+            /* "<" followed by anything else is a byte like any other; of a run of them, the last
+             * is left when it starts a construct above. */
+            Py_ssize_t run = 1;
+            while (p + run < end && b[p + run] == '<')
+                run++;
+            if (p + run < end) {
+                unsigned char after = b[p + run];
+                if (after == '!' || after == '/' || after == '?' || is_ascii_letter(after))
+                    run--;
+            }
+            if (run == 0)
+                return NOT_FOUND;  /* unreachable: a single "<" before those bytes is handled above */
+            p += run;
+        }
+    }
+    return NOT_FOUND;
+}
+
+static Py_ssize_t find_meta(const unsigned char *b, Py_ssize_t p, Py_ssize_t end)
+{
+    while (p + 5 <= end) {
+        const unsigned char *lt = memchr(b + p, '<', (size_t)(end - p - 4));
+        if (lt == NULL)
+            return NOT_FOUND;
+        p = lt - b;
+        if (is_word(b + p + 1, "meta", 4))
+            return p;
+        p++;
+    }
+    return NOT_FOUND;
+}
+
+/* (buf, start, end) from a fast call: *buf* any bytes-like object, the bounds clamped to it as
+ * slicing would.  Returns 0 on error (with an exception set). */
+static int parse_bounds(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t expected, Py_buffer *view,
+                        Py_ssize_t *start, Py_ssize_t *end)
+{
+    if (nargs != expected) {
+        PyErr_Format(PyExc_TypeError, "expected %zd arguments, got %zd", expected, nargs);
+        return 0;
+    }
+    *start = PyLong_AsSsize_t(args[1]);
+    if (*start == -1 && PyErr_Occurred())
+        return 0;
+    *end = PyLong_AsSsize_t(args[2]);
+    if (*end == -1 && PyErr_Occurred())
+        return 0;
+    if (PyObject_GetBuffer(args[0], view, PyBUF_SIMPLE) != 0)
+        return 0;
+    if (*end > view->len)
+        *end = view->len;
+    if (*start < 0)
+        *start = 0;
+    return 1;
+}
+
+static PyObject *py_next_meta(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!parse_bounds(args, nargs, 4, &view, &start, &end))
+        return NULL;
+    int stop_at_body = PyObject_IsTrue(args[3]);
+    Py_ssize_t found = NOT_FOUND;
+    if (stop_at_body >= 0 && start < end)
+        found = next_meta(view.buf, start, end, stop_at_body);
+    PyBuffer_Release(&view);
+    return stop_at_body < 0 ? NULL : PyLong_FromSsize_t(found);
+}
+
+static PyObject *py_find_meta(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!parse_bounds(args, nargs, 3, &view, &start, &end))
+        return NULL;
+    Py_ssize_t found = find_meta(view.buf, start, end);
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(found);
+}
+
+static PyMethodDef methods[] = {
+    {"next_meta", (PyCFunction)(void (*)(void))py_next_meta, METH_FASTCALL,
+     "next_meta(buf, position, length, stop_at_body) -> position of the <meta the prescan's loop stops at, or -1"},
+    {"find_meta", (PyCFunction)(void (*)(void))py_find_meta, METH_FASTCALL,
+     "find_meta(buf, start, end) -> position of the first \"<meta\" (any case) in buf[start:end], or -1"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "consumer.decoding._prescan_loop",
+    .m_doc = "The meta prescan's loop, compiled (see prescan.py).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__prescan_loop(void) { return PyModule_Create(&module); }
