@@ -20,7 +20,9 @@ Per contender and mode:
   threads and its librdkafka threads ("rdk:*": compression, fetching);
   with the share of the whole machine that was busy meanwhile (the broker,
   this script's reader and the contender share its two cores: when it is
-  near 100%, records/s follows total CPU per record);
+  near 100%, records/s follows total CPU per record), and how the
+  contender's main thread spent the time: running, runnable but waiting
+  for a core, or blocked (in consume, flush or the transaction calls);
 - latency: records produced at half the slower contender's measured rate while it runs;
   each record's latency is from its landing Kafka timestamp to the moment a
   read_committed reader receives its output (p50, p99);
@@ -226,6 +228,16 @@ def _stat_cpu_seconds(stat: str) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
+def main_thread_schedstat(pid: int) -> tuple[float, float]:
+    """(seconds on a CPU, seconds runnable but waiting for one) of the process's main thread so far,
+    from /proc/<pid>/task/<pid>/schedstat; NaNs where the kernel does not keep them."""
+    try:
+        on_cpu, waiting = Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[:2]
+    except (FileNotFoundError, ValueError):
+        return float("nan"), float("nan")
+    return int(on_cpu) / 1e9, int(waiting) / 1e9
+
+
 def machine_busy() -> tuple[int, int]:
     """(all jiffies, idle + iowait jiffies) of the whole machine so far, from /proc/stat."""
     fields = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -255,6 +267,9 @@ class Result:
     cpu_rdkafka_us: float = float("nan")
     #: Share of the whole machine's CPU time that was busy while the contender ran (both cores).
     machine_busy: float = float("nan")
+    #: Shares of that time its main thread (the one that decodes) ran, and waited for a free core.
+    main_ran: float = float("nan")
+    main_waited: float = float("nan")
 
 
 class Contender:
@@ -271,6 +286,8 @@ class Contender:
         self.process: subprocess.Popen | None = None
         self.cpu_s = float("nan")  # the child's CPU time when it was stopped
         self.rdkafka_cpu_s = float("nan")  # the part of it its librdkafka threads used
+        # Shares of the measured time its main thread ran and waited for a core (the rest it was blocked).
+        self.main_ran = self.main_waited = float("nan")
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWL_DECODER_")}
@@ -328,6 +345,7 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         cpu_at_first = cpu_seconds(contender.process.pid)
         rdkafka_cpu_at_first = librdkafka_cpu_seconds(contender.process.pid)
         machine_at_first = machine_busy()
+        main_at_first, clock_at_first = main_thread_schedstat(contender.process.pid), time.monotonic()
         if not reader.wait_for(len(items), timeout):
             print(f"  {contender.kind}/{contender.mode}: only {len(reader.seen)} of {len(items)} outputs", flush=True)
         # Steady state: from the first output to the last, so process start-up and the group join
@@ -336,6 +354,10 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         seconds = max(times[-1] - times[0], 1e-9)
         done = max(len(times) - 1, 0)
         machine_at_end = machine_busy()
+        main_at_end, clock_at_end = main_thread_schedstat(contender.process.pid), time.monotonic()
+        wall = max(clock_at_end - clock_at_first, 1e-9)
+        ran, waited = (end - first for end, first in zip(main_at_end, main_at_first))
+        contender.main_ran, contender.main_waited = ran / wall, waited / wall
         peak = contender.stop()
         contender.cpu_s -= cpu_at_first
         contender.rdkafka_cpu_s -= rdkafka_cpu_at_first
@@ -414,12 +436,15 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
                 result.cpu_us = contender.cpu_s / len(items) * 1e6
                 result.cpu_rdkafka_us = contender.rdkafka_cpu_s / len(items) * 1e6
                 result.cpu_python_us = result.cpu_us - result.cpu_rdkafka_us
+                result.main_ran, result.main_waited = contender.main_ran, contender.main_waited
                 contender.delete_topics()
                 rounds[kind].append(result)
                 print(f"  round {round_number} {kind:12} {mode:13} {result.records_s:9.0f} rec/s "
                       f"{result.mb_s:8.1f} MB/s {result.cpu_us:6.0f} CPU us/record (Python threads "
                       f"{result.cpu_python_us:.0f}, librdkafka {result.cpu_rdkafka_us:.0f}); "
-                      f"machine {result.machine_busy:.0%} busy", flush=True)  # fmt: skip
+                      f"machine {result.machine_busy:.0%} busy; main thread ran {result.main_ran:.0%}, "
+                      f"waited for a core {result.main_waited:.0%}, blocked "
+                      f"{1 - result.main_ran - result.main_waited:.0%}", flush=True)  # fmt: skip
         ratios = [p.records_s / q.records_s for p, q in zip(rounds["processor"], rounds["pass-through"])]
         print(f"  {mode}: processor / pass-through records/s by round: "
               + ", ".join(f"{r:.2f}x" for r in ratios) + f"; median {statistics.median(ratios):.2f}x", flush=True)  # fmt: skip

@@ -58,17 +58,38 @@ def positions(consumer: Consumer) -> list[TopicPartition]:
     return [tp for tp in consumer.position(assigned) if tp.offset >= 0]
 
 
-def rewind(consumer: Consumer, timeout: float) -> None:
-    """Seek every assigned partition back to its committed offset (or the beginning)."""
+#: How long ``rewind`` keeps asking for the committed offsets while the broker cannot answer. A batch
+#: fails over to a rewind exactly when the broker went away, and a broker restart took 10-30 s on
+#: these machines: a rewind that gave up after one timeout ended the processor during a restart.
+REWIND_PATIENCE_S = 45.0
+
+#: Errors that mean "not now" while a broker restarts or its group coordinator loads.
+_TRANSIENT = frozenset({
+    KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._WAIT_COORD,
+    KafkaError.COORDINATOR_LOAD_IN_PROGRESS, KafkaError.COORDINATOR_NOT_AVAILABLE, KafkaError.NOT_COORDINATOR,
+})  # fmt: skip
+
+
+def rewind(consumer: Consumer, timeout: float, patience: float = REWIND_PATIENCE_S) -> None:
+    """Seek every assigned partition back to its committed offset (or the beginning).
+
+    The committed offsets are asked for again, *timeout* at a time, while the broker cannot answer,
+    for at most ``max(timeout, patience)`` seconds in all.
+    """
     assigned = consumer.assignment()
     if not assigned:
         return
-    try:
-        committed = consumer.committed(assigned, timeout=timeout)
-    except KafkaException as exc:
-        # Without them the batch cannot be re-read from the right place: stop rather than guess
-        # (a restarted instance starts from the committed offsets).
-        raise ProcessorFatalError(f"cannot read committed offsets to re-read the batch: {exc.args[0].str()}") from exc
+    deadline = time.monotonic() + max(timeout, patience)
+    while True:
+        try:
+            committed = consumer.committed(assigned, timeout=max(0.1, min(timeout, deadline - time.monotonic())))
+            break
+        except KafkaException as exc:
+            error: KafkaError = exc.args[0]
+            if error.fatal() or not (error.retriable() or error.code() in _TRANSIENT) or time.monotonic() >= deadline:
+                # Without them the batch cannot be re-read from the right place: stop rather than
+                # guess (a restarted instance starts from the committed offsets).
+                raise ProcessorFatalError(f"cannot read committed offsets to re-read the batch: {error.str()}") from exc
     for tp in committed:
         offset = tp.offset if tp.offset >= 0 else OFFSET_BEGINNING
         consumer.seek(TopicPartition(tp.topic, tp.partition, offset))

@@ -121,7 +121,8 @@ def test_dockerignore_keeps_local_state_out_but_not_what_the_build_copies(docker
         for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    for path in (".venv", ".git", "tests", ".pytest_cache", "consumer/decoding/_prescan_loop.cpython-312-x86_64-linux-gnu.so"):
+    built_in_place = "consumer/decoding/_prescan_loop.cpython-312-x86_64-linux-gnu.so"
+    for path in (".venv", ".git", "tests", ".pytest_cache", built_in_place):
         assert _ignored(patterns, path), f"{path} must not be sent to the build"
     for stage in dockerfile.stages:
         for copy in stage.all("COPY"):

@@ -11,6 +11,7 @@ is lost and a duplicate is only ever a re-write of the same record.
 from __future__ import annotations
 
 import signal
+import socket
 import threading
 import uuid
 
@@ -19,7 +20,9 @@ from confluent_kafka import TopicPartition
 
 from consumer.app import App
 from consumer.devbroker import LocalBroker
-from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer
+from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
+from consumer.processor.delivery import rewind
+from consumer.processor.exceptions import ProcessorFatalError
 from consumer.settings import Settings
 
 
@@ -107,6 +110,46 @@ def test_broker_restart_mid_stream_is_survived_exactly_once(own_broker, store, m
     assert not running.thread.is_alive(), "the processor did not stop after the broker restart"
     assert running.error is None, f"the processor ended with {running.error!r}"
     helpers.assert_exactly_once(found, items)
+
+
+def _refuses_connections(broker: LocalBroker) -> bool:
+    host, _, port = broker.bootstrap_servers.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=1).close()
+    except OSError:
+        return True
+    return False
+
+
+def test_rewind_waits_for_the_committed_offsets_through_a_broker_restart(own_broker, helpers):
+    """A batch fails over to a rewind exactly when the broker has gone away. A rewind that asked for
+    the committed offsets once, for its timeout, ended the processor in a CI run whose broker took
+    longer than that to restart; it now asks again until the broker answers (within its patience)."""
+    connection = KafkaConnection(own_broker.bootstrap_servers)
+    topic = f"rewind-{uuid.uuid4().hex}"
+    ensure_topics(make_admin(connection), [topic])
+    producer = make_producer(connection)
+    for i in range(10):
+        producer.produce(topic, f"v{i}".encode(), f"k{i}".encode())
+    assert producer.flush(30) == 0
+    consumer = make_consumer(connection, f"group-{uuid.uuid4().hex}")
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    read = []
+    helpers.wait_for(lambda: read.extend(consumer.consume(10, 0.5)) or len(read) >= 10, "the ten records read")
+    consumer.commit(offsets=[TopicPartition(topic, 0, 4)], asynchronous=False)
+    restarting = threading.Thread(target=own_broker.restart)
+    restarting.start()
+    try:
+        helpers.wait_for(lambda: _refuses_connections(own_broker), "the broker stopped", every=0.05)
+        with pytest.raises(ProcessorFatalError, match="cannot read committed offsets"):
+            rewind(consumer, timeout=0.2, patience=0)  # a JVM cannot be back within 0.2 s
+        rewind(consumer, timeout=1.0, patience=120)
+    finally:
+        restarting.join()
+    again = []
+    helpers.wait_for(lambda: again.extend(consumer.consume(1, 0.5)) or again, "a record after the rewind")
+    assert again[0].offset() == 4
+    consumer.close()
 
 
 #: Stamped when a record is (re-)processed, so a re-written duplicate legitimately differs there alone.
