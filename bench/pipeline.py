@@ -467,7 +467,8 @@ def _median_result(rounds: list[Result]) -> Result:
     return Result(middle.name, middle.mode, middle.records_s, middle.mb_s,
                   peak_rss_mb=max(r.peak_rss_mb for r in rounds), cpu_us=middle.cpu_us,
                   cpu_python_us=middle.cpu_python_us, cpu_rdkafka_us=middle.cpu_rdkafka_us,
-                  machine_busy=middle.machine_busy)  # fmt: skip
+                  machine_busy=middle.machine_busy, main_ran=middle.main_ran,
+                  main_waited=middle.main_waited)  # fmt: skip
 
 
 def big_messages(args: argparse.Namespace, connection: KafkaConnection) -> Result:
