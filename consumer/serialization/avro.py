@@ -18,11 +18,12 @@ from collections.abc import Mapping
 from io import BytesIO
 from typing import Any
 
-from fastavro import parse_schema, schemaless_reader, schemaless_writer
+from fastavro import schemaless_reader, schemaless_writer
 from fastavro.read import SchemaResolutionError
 
 from ..exceptions import ConfigError
 from .exceptions import CorruptRecordError, IncompatibleSchemaError, InvalidRecordError, UnknownSchemaError
+from .encoding import Unencodable, Write, compile_writer
 from .framing import Framing, confluent_header, read_header, single_object_header
 from .registry import SchemaRegistry
 from .schemas import SchemaStore, StoredSchema
@@ -45,7 +46,7 @@ class AvroSerializer:
     first use; without, the single-object encoding.
     """
 
-    __slots__ = ("schema", "_registry", "_subject", "_header", "_text_split")
+    __slots__ = ("schema", "_registry", "_subject", "_header", "_write", "_write_utf8_text")
 
     def __init__(
         self,
@@ -60,7 +61,8 @@ class AvroSerializer:
         self._registry = registry
         self._subject = subject
         self._header = None if registry is not None else single_object_header(self.schema.fingerprint)
-        self._text_split: _FieldSplit | None = None
+        self._write = compile_writer(self.schema.standalone)
+        self._write_utf8_text = _utf8_text_writer(self.schema.standalone)
 
     def __repr__(self) -> str:
         return f"AvroSerializer({self.schema.name!r}, framing={self.framing.value!r}, subject={self._subject!r})"
@@ -68,10 +70,6 @@ class AvroSerializer:
     @property
     def framing(self) -> Framing:
         return Framing.SINGLE_OBJECT if self._registry is None else Framing.CONFLUENT
-
-    def _split_at_text(self) -> _FieldSplit:
-        self._text_split = _FieldSplit(self.schema, "text")
-        return self._text_split
 
     @property
     def header(self) -> bytes:
@@ -88,32 +86,48 @@ class AvroSerializer:
         page's text again (~13 us for 30 KB) and gives the same bytes.
         """
         header = self._header or self.header
+        out = [header]
         try:
-            if utf8_text is not None:
-                return self._around_text(header, record, utf8_text)
-            out = BytesIO()
-            out.write(header)
+            if utf8_text is None:
+                if self._write is not None:
+                    self._write(record, out)
+                    return b"".join(out)
+            elif self._write_utf8_text is not None and "text" in record:
+                self._write_utf8_text({**record, "text": utf8_text}, out)
+                return b"".join(out)
+            elif not _has_string_text(self.schema.standalone):
+                raise ConfigError(f"{self.schema.name} has no string field 'text' to write as UTF-8 bytes")
+        except Unencodable:
+            pass  # a value the compiled writer leaves to fastavro, which writes it or says why not
+        return self._write_by_fastavro(header, record)
+
+    def _write_by_fastavro(self, header: bytes, record: Mapping[str, Any]) -> bytes:
+        out = BytesIO()
+        out.write(header)
+        try:
             # strict_allow_default: a misspelt or missing field is an error, not silently dropped.
             schemaless_writer(out, self.schema.parsed, record, strict_allow_default=True)
-            return out.getvalue()
         except _WRITE_ERRORS as exc:
             raise InvalidRecordError(f"record does not match {self.schema.name}: {exc}") from exc
+        return out.getvalue()
 
-    def _around_text(self, header: bytes, record: Mapping[str, Any], utf8_text: bytes) -> bytes:
-        """*header* and *record*'s encoding, with its "text" field from *utf8_text*.
 
-        A record's binary encoding is the concatenation of its fields' encodings, in
-        schema order, and a string's is its UTF-8 length (a zigzag varint long) then its
-        bytes (https://avro.apache.org/docs/1.11.1/specification/#binary-encoding): so
-        the fields before "text", as a record of their own, then the string, then the
-        fields after it.  The page's bytes are copied once, by the join.
-        """
-        split = self._text_split or self._split_at_text()
-        split.check_fields(record)
-        before, after = BytesIO(), BytesIO()
-        schemaless_writer(before, split.before, record)
-        schemaless_writer(after, split.after, record)
-        return b"".join((header, before.getvalue(), _zigzag_varint(len(utf8_text)), utf8_text, after.getvalue()))
+def _utf8_text_writer(schema: Any) -> Write | None:
+    """A compiled writer for *schema* with its string field "text" given as UTF-8 bytes.
+
+    A string's encoding is its UTF-8 length, then those bytes: exactly the encoding of
+    the bytes themselves (https://avro.apache.org/docs/1.11.1/specification/#binary-encoding),
+    so the schema with "text" typed bytes writes the same message from the bytes.
+    """
+    if not _has_string_text(schema):
+        return None
+    as_bytes = [{**field, "type": "bytes"} if field["name"] == "text" else field for field in schema["fields"]]
+    return compile_writer({**schema, "fields": as_bytes})
+
+
+def _has_string_text(schema: Any) -> bool:
+    fields = schema.get("fields", []) if isinstance(schema, dict) else []
+    return any(field["name"] == "text" and field["type"] == "string" for field in fields)
 
 
 class AvroDeserializer:
@@ -193,46 +207,6 @@ class AvroDeserializer:
         if writer.fingerprint == self.reader.fingerprint:
             return (self.reader.parsed, None)
         return (writer.parsed, self.reader.parsed)
-
-
-class _FieldSplit:
-    """A record schema cut at one of its string fields: the fields before it and after it,
-    each as a record schema of its own, and what strict_allow_default would check."""
-
-    __slots__ = ("before", "after", "names", "required")
-
-    def __init__(self, schema: StoredSchema, field_name: str) -> None:
-        standalone = schema.standalone
-        fields = standalone["fields"]
-        at = next((i for i, field in enumerate(fields) if field["name"] == field_name), None)
-        if at is None or fields[at]["type"] != "string":
-            raise ConfigError(f"{schema.name} has no string field {field_name!r} to write as UTF-8 bytes")
-        named: dict[str, Any] = {}  # named types the fields before define are used by name after
-        self.before = parse_schema({**standalone, "name": f"{standalone['name']}_before_{field_name}",
-                                    "fields": fields[:at]}, named)  # fmt: skip
-        self.after = parse_schema({**standalone, "name": f"{standalone['name']}_after_{field_name}",
-                                   "fields": fields[at + 1 :]}, named)  # fmt: skip
-        self.names = frozenset(field["name"] for field in fields)
-        self.required = frozenset(field["name"] for field in fields if "default" not in field)
-
-    def check_fields(self, record: Mapping[str, Any]) -> None:
-        """strict_allow_default's rule, which the two halves cannot apply (each sees the other's fields as extra)."""
-        keys = record.keys()
-        if not self.required <= keys or not keys <= self.names:
-            missing = sorted(self.required - keys)
-            extra = sorted(keys - self.names)
-            raise ValueError(f"record fields do not match the schema: missing {missing}, unknown {extra}")
-
-
-def _zigzag_varint(value: int) -> bytes:
-    """An Avro long: zigzag-encoded, then 7 bits a byte, least significant first."""
-    value = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def _describe(framing: Framing, key: int) -> str:
