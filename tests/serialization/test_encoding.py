@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from serialization_samples import REPO_SCHEMAS, SAMPLES
 
 from consumer.serialization import AvroSerializer, InvalidRecordError, SchemaStore
-from consumer.serialization.encoding import Unencodable, compile_writer, encode_long
+from consumer.serialization.encoding import compile_writer, encode_long
 from consumer.serialization.framing import single_object_header
 
 NAMES = sorted(SAMPLES)
@@ -75,8 +75,6 @@ def _values(schema, named, odd):
     if kind == "array":
         items = st.lists(values(schema["items"], named, odd=odd), max_size=4)
         return items | items.map(tuple) if odd else items
-    if kind == "map":
-        return st.dictionaries(st.text(max_size=8), values(schema["values"], named, odd=odd), max_size=3)
     if (kind, logical) == ("long", "timestamp-millis"):
         aware = st.datetimes(timezones=_ZONES, allow_imaginary=False)
         return st.integers(-(2**63), 2**63 - 1) | aware | (st.datetimes() if odd else st.nothing())
@@ -96,7 +94,6 @@ def _primitive(kind, odd):
         "boolean": st.booleans(),
         "int": st.integers(-(2**31), 2**31 - 1),
         "long": st.integers(-(2**63), 2**63 - 1),
-        "float": st.floats(width=32),
         "double": st.floats(),
         "bytes": st.binary(max_size=200) | (st.binary(max_size=5).map(bytearray) if odd else st.nothing()),
         "string": st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=200),
@@ -140,10 +137,9 @@ def test_whatever_the_values_the_serializer_behaves_as_fastavro_alone(name, data
     record = data.draw(records(name, odd=True))
     try:
         expected = _fastavro(name, record)
-    except Exception as exc:  # noqa: BLE001 - whichever fastavro raises, ours must refuse too
+    except Exception:  # noqa: BLE001 - whichever fastavro raises, ours must refuse too
         with pytest.raises(InvalidRecordError):
             AvroSerializer(_store(), name)(record)
-        assert not isinstance(exc, Unencodable)
         return
     assert AvroSerializer(_store(), name)(record) == expected
 
@@ -176,7 +172,8 @@ def test_doubles_keep_their_bits():
     [
         ["string", "long"],  # two non-null branches: fastavro picks by value
         ["string", "null"],
-        {"type": "map", "values": "string"},  # none of our schemas has one
+        {"type": "map", "values": "string"},  # none of our schemas has these
+        "float",
         {"type": "enum", "name": "E", "symbols": ["A"]},
         {"type": "fixed", "name": "F", "size": 2},
         {"type": "bytes", "logicalType": "decimal", "precision": 4},
