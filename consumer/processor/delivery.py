@@ -4,8 +4,11 @@ Both policies share one rule: offsets move only after the output is durably
 written.  ``ExactlyOnce`` follows KAFKA.md (and librdkafka's
 examples/transactions.c): produce the batch, send the consumer's positions to
 the transaction, commit.  Abortable errors abort and rewind the consumer to its
-committed offsets so the batch is read again; retriable errors retry the call;
-fatal errors and fencing end the processor.
+committed offsets so the batch is read again; retriable errors retry the call.
+Fencing (another producer took our transactional.id) ends the processor.  Any
+other fatal error, or a wedged call, ends the producer only: a new one with the
+same transactional.id aborts what the old one left open, and the batch is read
+again; a second one before any batch commits ends the processor.
 
 Transactions never span a ``consume()`` call: a batch is consumed, then its
 transaction begins and commits.  Rebalance callbacks run inside ``consume()``,
@@ -63,6 +66,9 @@ def positions(consumer: Consumer) -> list[TopicPartition]:
 #: these machines: a rewind that gave up after one timeout ended the processor during a restart.
 REWIND_PATIENCE_S = 45.0
 
+#: Fatal errors that mean another producer has our transactional.id: carrying on would fence it in turn.
+_FENCING = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH})
+
 #: Errors that mean "not now" while a broker restarts or its group coordinator loads.
 _TRANSIENT = frozenset({
     KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._WAIT_COORD,
@@ -111,13 +117,16 @@ class ExactlyOnce:
         self.producer = producer
         self.timeout = timeout
         self.on_result = on_result
-        #: Makes a producer with the same transactional.id, to replace a wedged one (None: a wedge is fatal).
+        #: Makes a producer with the same transactional.id, to replace a wedged one or one that hit a fatal
+        #: error (None: both end the processor).
         self.renew = renew
+        #: Whether the producer was replaced since the last committed batch (a second time is fatal).
+        self._renewed = False
 
     def start(self) -> None:
         try:
             self._call(self.producer.init_transactions, self.timeout)
-        except _Abortable as exc:
+        except (_Abortable, _Fatal) as exc:
             # Nothing to abort yet: without transactions the processor cannot start (broker unreachable...).
             raise ProcessorFatalError(f"cannot initialise transactions: {exc}") from exc
 
@@ -135,11 +144,15 @@ class ExactlyOnce:
                 )
             self._call(self.producer.commit_transaction, self.timeout)
         except _Abortable as exc:
-            self._abort(consumer)
+            try:
+                self._abort(consumer)
+            except _Fatal as fatal:
+                self._replace_producer(consumer, fatal)
             raise BatchAborted(str(exc)) from exc
-        except _Wedged as exc:
+        except (_Wedged, _Fatal) as exc:
             self._replace_producer(consumer, exc)
             raise BatchAborted(str(exc)) from exc
+        self._renewed = False
         self.on_result("committed")
 
     def close(self, timeout: float) -> None:
@@ -185,14 +198,21 @@ class ExactlyOnce:
 
         return call
 
-    def _replace_producer(self, consumer: Consumer, exc: _Wedged) -> None:
-        """Fence the wedged producer with a new one of the same transactional.id and re-read the batch.
+    def _replace_producer(self, consumer: Consumer, exc: _Wedged | _Fatal) -> None:
+        """Fence the wedged or failed producer with a new one of the same transactional.id and re-read the batch.
 
-        init_transactions on the new producer aborts the transaction the old one left open; the
-        old one stays blocked in its helper thread (it cannot be closed while a call runs in it).
+        init_transactions on the new producer aborts the transaction the old one left open; a
+        wedged one stays blocked in its helper thread (it cannot be closed while a call runs in it).
+        A broker restart has ended a commit with the fatal INVALID_TXN_STATE (after "Failed to add
+        offsets to transaction: Broker transport failure"): the producer is unusable, the
+        transactional.id is not, so a new producer carries on where a restart of the process would.
         """
+        what = "wedged" if isinstance(exc, _Wedged) else "failed"
         if self.renew is None:
-            raise ProcessorFatalError(f"transactional producer wedged: {exc}") from exc
+            raise ProcessorFatalError(f"transactional producer {what}: {exc}") from exc
+        if self._renewed:
+            raise ProcessorFatalError(f"transactional producer {what} again before any batch committed: {exc}") from exc
+        self._renewed = True
         self.on_result("aborted")
         self.producer = self.renew()
         self.start()
@@ -211,8 +231,10 @@ class ExactlyOnce:
                 return fn(*args)
             except KafkaException as exc:
                 error: KafkaError = exc.args[0]
-                if error.fatal() or error.code() == KafkaError._FENCED:
-                    raise ProcessorFatalError(f"fatal producer error: {error.str()}") from exc
+                if error.code() in _FENCING:
+                    raise ProcessorFatalError(f"fenced: {error.str()}") from exc
+                if error.fatal():
+                    raise _Fatal(error.str()) from exc
                 if error.txn_requires_abort():
                     raise _Abortable(error.str()) from exc
                 if error.retriable() and time.monotonic() < deadline:
@@ -274,6 +296,10 @@ class _Abortable(Exception):
 
 class _Wedged(Exception):
     pass
+
+
+class _Fatal(Exception):
+    """A fatal error of the transactional producer other than fencing: the producer cannot go on."""
 
 
 def _produce(producer: Producer, output: Output, on_delivery=None) -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from confluent_kafka import TopicPartition
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from consumer.kafka import make_consumer, make_producer
-from consumer.processor.delivery import AtLeastOnce, ExactlyOnce, Output
+from consumer.processor.delivery import AtLeastOnce, BatchAborted, ExactlyOnce, Output
+from consumer.processor.exceptions import ProcessorFatalError
 
 
 class OutputsFailed(Exception):
@@ -137,3 +138,73 @@ def test_at_least_once_commits_nothing_when_making_the_outputs_fails(kafka_conne
     delivery.deliver(batch, outputs(topics["out"], 5))
     assert committed_offset(batch, topics["landing"]) == 5
     delivery.close(30)
+
+
+class FailingOnce:
+    """A real transactional producer whose commit_transaction fails once with *error*, without committing
+    (a broker restart has ended a commit with the fatal INVALID_TXN_STATE; no broker fails on demand)."""
+
+    def __init__(self, producer, error: KafkaError):
+        self.producer, self.error, self.failed = producer, error, False
+
+    def commit_transaction(self, *args):
+        if not self.failed:
+            self.failed = True
+            raise KafkaException(self.error)
+        return self.producer.commit_transaction(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.producer, name)
+
+
+def _fatal(code: int) -> KafkaError:
+    return KafkaError(code, "injected", fatal=True)
+
+
+def test_a_fatal_producer_error_replaces_the_producer_and_the_batch_is_read_again(
+    kafka_connection, topics, transactional_id, batch, consume
+):
+    renewed = []
+
+    def renew():
+        renewed.append(make_producer(kafka_connection, transactional_id=transactional_id))
+        return renewed[-1]
+
+    first = make_producer(kafka_connection, transactional_id=transactional_id)
+    delivery = ExactlyOnce(FailingOnce(first, _fatal(KafkaError.INVALID_TXN_STATE)), timeout=30, renew=renew)
+    delivery.start()
+    with pytest.raises(BatchAborted):
+        delivery.deliver(batch, outputs(topics["out"], 5))
+    assert len(renewed) == 1 and delivery.producer is renewed[0]
+    # The failed producer's open transaction was aborted by the new one's init_transactions.
+    assert visible(kafka_connection, topics["out"], 5) == []
+    assert committed_offset(batch, topics["landing"]) < 0
+    consume(batch, lambda messages: len(messages) >= 5)  # rewound: the batch comes again
+    delivery.deliver(batch, outputs(topics["out"], 5))
+    assert visible(kafka_connection, topics["out"], 5) == [f"out-{i}".encode() for i in range(5)]
+    assert committed_offset(batch, topics["landing"]) == 5
+    delivery.close(30)
+
+
+def test_a_second_fatal_error_before_any_commit_ends_the_processor(kafka_connection, transactional_id, topics, batch):
+    def renew():
+        return FailingOnce(make_producer(kafka_connection, transactional_id=transactional_id), _fatal(KafkaError.INVALID_TXN_STATE))
+
+    delivery = ExactlyOnce(renew(), timeout=30, renew=renew)
+    delivery.start()
+    with pytest.raises(BatchAborted):
+        delivery.deliver(batch, outputs(topics["out"], 5))
+    with pytest.raises(ProcessorFatalError, match="again before any batch committed"):
+        delivery.deliver(batch, outputs(topics["out"], 5))
+    assert committed_offset(batch, topics["landing"]) < 0
+
+
+@pytest.mark.parametrize("code", [KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._FENCED])
+def test_fencing_ends_the_processor_without_a_new_producer(kafka_connection, transactional_id, topics, batch, code):
+    renewed = []
+    producer = make_producer(kafka_connection, transactional_id=transactional_id)
+    delivery = ExactlyOnce(FailingOnce(producer, _fatal(code)), timeout=30, renew=lambda: renewed.append(1))
+    delivery.start()
+    with pytest.raises(ProcessorFatalError, match="fenced"):
+        delivery.deliver(batch, outputs(topics["out"], 5))
+    assert renewed == []  # a new producer would fence the instance that now owns the transactional.id
