@@ -14,8 +14,9 @@ ARG PYTHON_IMAGE=python:3.12-slim-bookworm
 FROM ${PYTHON_IMAGE} AS builder
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
-# gcc compiles the meta prescan's loop (consumer/decoding/_prescan_loop.c) into the project's wheel;
-# the extension is optional, so without it the image would work, its decoding slower. Only this
+# gcc compiles the meta prescan's loop and the UTF-8 check (consumer/decoding/_prescan_loop.c,
+# consumer/decoding/codecs/_utf8_validity.c) into the project's wheel;
+# both extensions are optional, so without them the image would work, its decoding slower. Only this
 # stage has a compiler: the runtime stage copies the built venv.
 RUN apt-get update \
  && apt-get install --yes --no-install-recommends gcc libc6-dev \

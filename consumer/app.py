@@ -18,6 +18,7 @@ from confluent_kafka import Message
 from .decoding import OverrideTable
 from .decoding import prepare as prepare_decoders
 from .decoding import prescan
+from .decoding.codecs import utf8 as utf8_codec
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .observability.health import Heartbeat, HealthServer
@@ -134,7 +135,10 @@ class App:
         started = time.monotonic()
         prepare_decoders()
         self.log.info(
-            "decoder tables ready", seconds=round(time.monotonic() - started, 2), prescan_compiled=prescan.COMPILED
+            "decoder tables ready",
+            seconds=round(time.monotonic() - started, 2),
+            prescan_compiled=prescan.COMPILED,
+            utf8_check_compiled=utf8_codec.COMPILED,
         )
         self.log.info(
             "processor starting",

@@ -90,6 +90,13 @@ def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
     if utf8 is None:
         # Every character takes at least one byte: MAX_BYTES characters cover the window.
         utf8 = text[:MAX_BYTES].encode("utf-8", "surrogatepass")
+    return utf8_looks_double_encoded(utf8)
+
+
+def utf8_looks_double_encoded(utf8: bytes) -> bool:
+    """``looks_double_encoded`` of the text whose UTF-8 encoding is *utf8*, without that text."""
+    if utf8.isascii():
+        return False
     end = len(utf8) if len(utf8) <= MAX_BYTES else _window_end(utf8)
     start = _first_possible_start(utf8, end)
     if start < 0:

@@ -51,14 +51,20 @@ def clean_record(
     decoded_at_ms: int,
     shadow: Shadow | None = None,
     replacement_threshold: int = 0,
+    text_utf8: bytes | None = None,
 ) -> dict:
+    """The clean record of *raw* decoded as *decoded*.
+
+    With *text_utf8* (the text's UTF-8, which the body already is: ``decoding.text_utf8``) the
+    record has no "text": the serializer is handed those bytes to write in its place, and the
+    text itself is never built (``Decoded.text`` is decoded on first use).
+    """
     body = raw["body"]
-    return {
+    record = {
         "url": raw["url"],
         "fetched_at": raw["fetched_at"],
         "status": raw["status"],
         "headers": raw["headers"],
-        "text": decoded.text,
         "encoding": decoded.encoding,
         "source": decoded.source,
         "confidence": decoded.confidence,
@@ -76,6 +82,9 @@ def clean_record(
         "crawl_id": raw.get("crawl_id"),
         "ip": raw.get("ip"),
     }
+    if text_utf8 is None:
+        record["text"] = decoded.text
+    return record
 
 
 def _applied_override(decoded: Decoded, shadow: Shadow | None) -> dict | None:

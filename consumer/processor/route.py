@@ -27,7 +27,8 @@ class Routed:
     decoded: Decoded | None = None
     host: str | None = None
     shadow: Shadow | None = None
-    #: The clean record's text as UTF-8 when the body already is exactly that (``text_utf8``).
+    #: The clean record's text as UTF-8 when the body already is exactly that (``text_utf8``); the
+    #: record then has no "text", and the serializer must be given these bytes (``utf8_text=``).
     text_utf8: bytes | None = None
     #: The serialized clean record, once the loop has serialized it.
     value: bytes | None = None
@@ -75,14 +76,21 @@ class Router:
         if isinstance(body, content_encoding.Refusal):
             return quarantine(body.reason, error=body.detail)
         content_type = header_value(raw["headers"], "content-type")
-        decoded = decode(body, content_type, raw["url"], overrides)
+        # The text of a valid UTF-8 page is never built: its bytes are written as it (text_utf8).
+        decoded = decode(body, content_type, raw["url"], overrides, lazy_text=True)
         if decoded.replacements > self.replacement_threshold:
             return quarantine("lossy", decoded=decoded, error=f"{decoded.replacements} replacement characters")
         shadow = _shadow(decoded, body, content_type, raw["url"])
+        utf8 = text_utf8(decoded, body)
         record = clean_record(
-            raw, decoded, decoded_at_ms=self.clock_ms(), shadow=shadow, replacement_threshold=self.replacement_threshold
+            raw,
+            decoded,
+            decoded_at_ms=self.clock_ms(),
+            shadow=shadow,
+            replacement_threshold=self.replacement_threshold,
+            text_utf8=utf8,
         )
-        return Routed(CLEAN, record, None, decoded, host, shadow, text_utf8(decoded, body))
+        return Routed(CLEAN, record, None, decoded, host, shadow, utf8)
 
     def unreadable(
         self,

@@ -220,7 +220,7 @@ class Replayer:
         )
         if routed.destination != CLEAN:
             return self._still(routed, STILL_LOSSY, host, record)
-        value = self.serde.serialize_clean(routed.record)
+        value = self.serde.serialize_clean(routed.record, utf8_text=routed.text_utf8)
         if len(value) > MESSAGE_LIMIT_BYTES:
             return self._still(self._too_large(record, len(value)), STILL_LOSSY, host, record)
         outcome = Outcome(RELEASED, host, _attempt(record["attempt"]), _described(routed))

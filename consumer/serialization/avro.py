@@ -81,25 +81,35 @@ class AvroSerializer:
     def __call__(self, record: Mapping[str, Any], *, utf8_text: bytes | None = None) -> bytes:
         """The message for *record*.
 
-        *utf8_text*, when given, is ``record["text"]`` already encoded as UTF-8 (the body
-        of a page that was valid UTF-8): it is written as it is, which spares encoding a
-        page's text again (~13 us for 30 KB) and gives the same bytes.
+        *utf8_text*, when given, is the record's "text" already encoded as UTF-8 (the body
+        of a page that was valid UTF-8), in place of ``record["text"]``, which the record need
+        not have: it is written as it is, which spares building and encoding the page's text
+        and gives the same bytes.
         """
         header = self._header or self.header
-        out = [header]
-        try:
-            if utf8_text is None:
-                if self._write is not None:
-                    self._write(record, out)
-                    return b"".join(out)
-            elif self._write_utf8_text is not None and "text" in record:
+        if utf8_text is not None:
+            return self._write_with_utf8_text(header, record, utf8_text)
+        if self._write is not None:
+            out = [header]
+            try:
+                self._write(record, out)
+                return b"".join(out)
+            except Unencodable:
+                pass  # a value the compiled writer leaves to fastavro, which writes it or says why not
+        return self._write_by_fastavro(header, record)
+
+    def _write_with_utf8_text(self, header: bytes, record: Mapping[str, Any], utf8_text: bytes) -> bytes:
+        if self._write_utf8_text is not None:
+            out = [header]
+            try:
                 self._write_utf8_text({**record, "text": utf8_text}, out)
                 return b"".join(out)
-            elif not _has_string_text(self.schema.standalone):
-                raise ConfigError(f"{self.schema.name} has no string field 'text' to write as UTF-8 bytes")
-        except Unencodable:
-            pass  # a value the compiled writer leaves to fastavro, which writes it or says why not
-        return self._write_by_fastavro(header, record)
+            except Unencodable:
+                pass
+        elif not _has_string_text(self.schema.standalone):
+            raise ConfigError(f"{self.schema.name} has no string field 'text' to write as UTF-8 bytes")
+        # fastavro writes what the compiled writer does not (the same bytes, from the text).
+        return self._write_by_fastavro(header, {**record, "text": utf8_text.decode("utf-8")})
 
     def _write_by_fastavro(self, header: bytes, record: Mapping[str, Any]) -> bytes:
         out = BytesIO()

@@ -201,13 +201,30 @@ def test_mojibake_is_flagged_not_changed():
     assert not decode(page("It’s a café").encode("utf-8"), HTML).mojibake_suspected
 
 
-def test_decoded_is_immutable():
-    decoded = decode(b"abc")
-    with pytest.raises(AttributeError):
-        decoded.text = "x"
+@pytest.mark.parametrize("body", [b"abc", "café".encode("cp1252")], ids=["valid UTF-8", "windows-1252"])
+def test_decoded_is_immutable(body):
+    decoded = decode(body)
+    for field in ("text", "encoding", "source", "replacements", "declared", "conflicts", "mojibake_suspected"):
+        with pytest.raises(AttributeError):
+            setattr(decoded, field, "x")
+        with pytest.raises(AttributeError):
+            delattr(decoded, field)
     with pytest.raises(TypeError):
         decoded.declared["meta"] = "UTF-8"
-    assert isinstance(decoded, Decoded)
+    assert type(decoded) is Decoded
+
+
+@pytest.mark.parametrize("body", [page("Grüße aus 東京"), "\ufeff" + page("Grüße aus 東京")], ids=["undisputed", "BOM"])
+def test_a_lazy_valid_utf8_decode_builds_its_text_when_first_read(body):
+    body = body.encode("utf-8")
+    decoded = decode(body, HTML, lazy_text=True)
+    assert decoded._text is None  # the processor writes the body's bytes and never reads the text
+    assert decode(body, HTML)._text is not None
+    body = body.removeprefix(b"\xef\xbb\xbf")
+    assert decoded.text == body.decode("utf-8") and decoded.text is decoded.text
+    eager = Decoded(body.decode("utf-8"), "UTF-8", decoded.source, 0, decoded.declared, (), None, False, None)
+    assert decoded == eager and repr(decoded) == repr(eager)
+    assert decoded != eager.as_dict() and decoded != Decoded("other", "UTF-8", decoded.source)
 
 
 def test_empty_body():
@@ -275,8 +292,10 @@ _CONTENT_TYPES = [
 
 def _agrees_with_the_resolution(body: bytes, content_type: str | None) -> Decoded | None:
     shortcut = _undisputed_utf8(body, content_type)
+    lazy = _undisputed_utf8(body, content_type, lazy_text=True)
+    assert (shortcut is None) is (lazy is None)
     if shortcut is not None:
-        assert shortcut == _Resolution(body, content_type, None, as_table(None)).run()
+        assert shortcut == lazy == _Resolution(body, content_type, None, as_table(None)).run()
     return shortcut
 
 

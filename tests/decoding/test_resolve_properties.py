@@ -41,6 +41,8 @@ def test_decode_never_raises_and_is_consistent(body, content_type, url):
     assert decoded.lossy == (decoded.replacements > 0)
     assert all(v is None or v in ENCODINGS for v in decoded.declared.values())
     assert isinstance(decoded.text, str)
+    # Lazily or not, the same decode: only when the text is built differs.
+    assert decode(body, content_type, url, lazy_text=True) == decoded
 
 
 HOSTILE = [

@@ -144,6 +144,7 @@ class TestSecrets:
             "the codecs' tables are built at start, before the processor touches Kafka"
         )
         assert '"prescan_compiled": ' in output, "whether the compiled prescan loop runs is logged"
+        assert '"utf8_check_compiled": ' in output, "whether the compiled UTF-8 check runs is logged"
         assert "Traceback" not in output
         assert "kafka-s3cret-pw" not in output
         assert "registry-s3cret" not in output

@@ -280,3 +280,14 @@ def test_text_from_utf8_bytes_is_as_strict_as_the_whole_record(store, change):
 def test_text_from_utf8_bytes_needs_a_text_field(store):
     with pytest.raises(ConfigError, match="text"):
         AvroSerializer(store, "RawResponse")(raw_record(), utf8_text=b"x")
+
+
+@pytest.mark.parametrize("headers_as", [list, tuple], ids=["compiled", "fastavro"])
+def test_text_from_utf8_bytes_takes_the_place_of_a_missing_text(store, headers_as):
+    # What the router hands over for a valid UTF-8 page: no "text", its bytes beside.  A tuple of
+    # headers is left by the compiled writer to fastavro, which must write the same message.
+    record = decoded_record(text="Grüße, 東京")
+    record["headers"] = headers_as(record["headers"])
+    without_text = {name: value for name, value in record.items() if name != "text"}
+    serialize = AvroSerializer(store, "DecodedResponse")
+    assert serialize(without_text, utf8_text="Grüße, 東京".encode()) == serialize(record)
