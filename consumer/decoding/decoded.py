@@ -48,15 +48,15 @@ class Decoded:
     decode (58 us for a 30 KB page of the bench corpus, against 12 us to check the bytes).
 
     A slotted class rather than a named tuple, for the lazy text; immutable as
-    a frozen dataclass is, without the cost of its ``__init__`` (``_sealed``).
+    a frozen dataclass is, without the cost of its ``__init__`` (``new_decoded``).
     """
 
     __slots__ = (
-        "_text", "_utf8", "encoding", "source", "replacements", "declared", "conflicts", "confidence",
+        "text", "_utf8", "encoding", "source", "replacements", "declared", "conflicts", "confidence",
         "mojibake_suspected", "override",
     )  # fmt: skip
 
-    _text: str | None
+    text: str
     _utf8: bytes | None
     encoding: str
     source: Source
@@ -79,7 +79,7 @@ class Decoded:
         mojibake_suspected: bool = False,
         override: Override | None = None,
     ) -> Decoded:
-        return _sealed(
+        return new_decoded(
             text, None, encoding, source, replacements, declared, conflicts, confidence, mojibake_suspected, override
         )
 
@@ -94,16 +94,17 @@ class Decoded:
         override: Override | None = None,
     ) -> Decoded:
         """The lossless UTF-8 decode of *utf8*, which the caller has checked is valid UTF-8."""
-        return _sealed(None, utf8, "UTF-8", source, 0, declared, conflicts, confidence, mojibake_suspected, override)
+        return new_decoded(None, utf8, "UTF-8", source, 0, declared, conflicts, confidence, mojibake_suspected, override)
 
-    @property
-    def text(self) -> str:
-        text = self._text
-        if text is None:
-            text = self._utf8.decode("utf-8")  # valid: of_valid_utf8's caller checked
-            # Set once, as _sealed would have (this is the one change a Decoded sees).
-            object.__setattr__(self, "_text", text)
-            object.__setattr__(self, "_utf8", None)
+    def __getattr__(self, name: str) -> str:
+        # Reached only when a slot is unset: "text" of a lazy decode (of_valid_utf8), built on first
+        # read and kept.  An eager decode's text is a plain slot read, as fast as a tuple's field.
+        if name != "text" or self._utf8 is None:
+            raise AttributeError(f"'Decoded' object has no attribute {name!r}")
+        text = self._utf8.decode("utf-8")  # valid: of_valid_utf8's caller checked
+        # Set once, as new_decoded would have (this is the one change a Decoded sees).
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "_utf8", None)
         return text
 
     def _fields(self) -> tuple:
@@ -161,20 +162,26 @@ class Decoded:
 
 
 class _Unsealed(Decoded):
-    """A ``Decoded`` being built: the same slots, which it may set.  Once set, ``_sealed`` turns it
+    """A ``Decoded`` being built: the same slots, which it may set.  Once set, ``new_decoded`` turns it
     into a ``Decoded`` (``__class__`` may change between classes of the same layout).  Fields set
     through ``object.__setattr__`` instead, as a frozen dataclass does, cost 2.3 us a decode against
-    0.46 us this way (a tuple: 0.22 us)."""
+    ~0.5 us this way (a tuple: 0.22 us)."""
 
     __slots__ = ()
+    # Both, or CPython keeps a Python-level attribute store for every field (~0.3 us each):
+    # __setattr__ and __delattr__ share one type slot.
     __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
 
 
-def _sealed(
+def new_decoded(
     text, utf8, encoding, source, replacements, declared, conflicts, confidence, mojibake_suspected, override
 ) -> Decoded:
+    """A ``Decoded`` of every field in order, *text* None and *utf8* set for a lazy one (for the
+    decoding core's hot path: the constructors call this, one Python frame more)."""
     decoded = object.__new__(_Unsealed)
-    decoded._text = text
+    if text is not None:  # else decoded on first read (__getattr__)
+        decoded.text = text
     decoded._utf8 = utf8
     decoded.encoding = encoding
     decoded.source = source

@@ -201,9 +201,10 @@ def test_mojibake_is_flagged_not_changed():
     assert not decode(page("It’s a café").encode("utf-8"), HTML).mojibake_suspected
 
 
+@pytest.mark.parametrize("lazy_text", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("body", [b"abc", "café".encode("cp1252")], ids=["valid UTF-8", "windows-1252"])
-def test_decoded_is_immutable(body):
-    decoded = decode(body)
+def test_decoded_is_immutable(body, lazy_text):
+    decoded = decode(body, lazy_text=lazy_text)
     for field in ("text", "encoding", "source", "replacements", "declared", "conflicts", "mojibake_suspected"):
         with pytest.raises(AttributeError):
             setattr(decoded, field, "x")
@@ -218,8 +219,10 @@ def test_decoded_is_immutable(body):
 def test_a_lazy_valid_utf8_decode_builds_its_text_when_first_read(body):
     body = body.encode("utf-8")
     decoded = decode(body, HTML, lazy_text=True)
-    assert decoded._text is None  # the processor writes the body's bytes and never reads the text
-    assert decode(body, HTML)._text is not None
+    assert decoded._utf8 is not None  # not decoded yet: the processor writes the body's bytes and never reads the text
+    assert decode(body, HTML)._utf8 is None
+    with pytest.raises(AttributeError):
+        decoded.texts  # noqa: B018 - only "text" is built on demand
     body = body.removeprefix(b"\xef\xbb\xbf")
     assert decoded.text == body.decode("utf-8") and decoded.text is decoded.text
     eager = Decoded(body.decode("utf-8"), "UTF-8", decoded.source, 0, decoded.declared, (), None, False, None)

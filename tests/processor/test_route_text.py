@@ -45,7 +45,7 @@ def test_a_valid_utf8_page_is_written_from_its_bytes(serializer, body, utf8):
     assert routed.destination == CLEAN and routed.text_utf8 == utf8
     assert "text" not in routed.record
     message = serializer(routed.record, utf8_text=routed.text_utf8)
-    assert routed.decoded._text is None  # nothing on the way built the text
+    assert routed.decoded._utf8 is not None  # nothing on the way built the text
     assert message == serializer({**routed.record, "text": utf8.decode("utf-8")})
     read = AvroDeserializer(SchemaStore(), "DecodedResponse")(message)
     assert read["text"] == routed.decoded.text == utf8.decode("utf-8")
