@@ -42,10 +42,11 @@ class Decoded:
     read-only mapping (``decode`` gives a ``MappingProxyType``).
     ``conflicts`` says, one sentence each, what disagreed or failed on the way.
 
-    ``text`` of a body found to be valid UTF-8 is decoded on first use
-    (``of_valid_utf8``): the stream processor writes such a body's bytes as the
-    text and never reads it, and building the ``str`` was the largest cost of a
-    decode (58 us for a 30 KB page of the bench corpus, against 12 us to check the bytes).
+    With ``decode(..., lazy_text=True)``, the ``text`` of a body found to be
+    valid UTF-8 is decoded on first read (``of_valid_utf8``): the stream
+    processor writes such a body's bytes as the text and never reads it, and
+    building the ``str`` was the largest cost of a decode (58 us for a 30 KB
+    page of the bench corpus, against 12 us to check the bytes).
 
     A slotted class rather than a named tuple, for the lazy text; immutable as
     a frozen dataclass is, without the cost of its ``__init__`` (``new_decoded``).
