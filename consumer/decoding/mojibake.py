@@ -69,7 +69,7 @@ SINGLE_SEQUENCE_SHARE = 0.25
 MAX_BYTES = 16384
 
 
-def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
+def looks_double_encoded(text: str) -> bool:
     """Whether *text* looks like UTF-8 that was decoded as windows-1252 and re-encoded.
 
     A candidate is a run of characters that windows-1252 maps back to bytes
@@ -79,18 +79,13 @@ def looks_double_encoded(text: str, utf8: bytes | None = None) -> bool:
     candidates, or with one that makes up a quarter or more of the text's
     non-ASCII characters (a short title like "CafÃ©").  Looks at the
     characters within the first ``MAX_BYTES`` bytes of the text's UTF-8
-    encoding only.
-
-    *utf8*, when given, must be *text* encoded as UTF-8 (the body a UTF-8
-    decode produced *text* from): it spares re-encoding the text, which would
-    cost more than the decode itself.
+    encoding only.  ``utf8_looks_double_encoded`` answers from that encoding
+    (a UTF-8 body's own bytes), which spares encoding the text again.
     """
     if text.isascii():
         return False
-    if utf8 is None:
-        # Every character takes at least one byte: MAX_BYTES characters cover the window.
-        utf8 = text[:MAX_BYTES].encode("utf-8", "surrogatepass")
-    return utf8_looks_double_encoded(utf8)
+    # Every character takes at least one byte: MAX_BYTES characters cover the window.
+    return utf8_looks_double_encoded(text[:MAX_BYTES].encode("utf-8", "surrogatepass"))
 
 
 def utf8_looks_double_encoded(utf8: bytes) -> bool:

@@ -133,15 +133,15 @@ def _undisputed_utf8(body: bytes, content_type: str | None, lazy_text: bool = Fa
     else:
         source = "utf-8-valid"
     decoded = _utf8_decoded(body, source, lazy_text, _UNDISPUTED_DECLARATIONS[header, meta])
-    if decoded is not None and source == "utf-8-valid" and _seven_bit_with_escape(body, lazy_text or decoded.text):
+    if decoded is not None and source == "utf-8-valid" and _seven_bit_with_escape(body, None if lazy_text else decoded.text):
         return None  # perhaps ISO-2022-JP, which the resolution looks at first
     return decoded
 
 
-def _seven_bit_with_escape(body: bytes, text: str | bool) -> bool:
-    """Whether *body* is 7-bit with an ESC.  A decoded *text* says whether it is ASCII at no cost
-    (a str knows); else the bytes are read, after the ESC search (an ESC is rare)."""
-    if type(text) is str:
+def _seven_bit_with_escape(body: bytes, text: str | None) -> bool:
+    """Whether *body* is 7-bit with an ESC.  Its decoded *text*, when there is one, says whether it
+    is ASCII at no cost (a str knows); else the bytes are read, after the ESC search (an ESC is rare)."""
+    if text is not None:
         return text.isascii() and b"\x1b" in body
     return b"\x1b" in body and body.isascii()
 
@@ -161,19 +161,14 @@ def _utf8_decoded(
             return None
         # Checked ~5x faster than decoded: the text is built only if someone reads it.
         mojibake = utf8_looks_double_encoded(data)
-        return _new_decoded(None, data, "UTF-8", source, 0, declared, conflicts, confidence, mojibake, override)
+        return new_decoded(None, data, "UTF-8", source, 0, declared, conflicts, confidence, mojibake, override)
     try:
         text = data.decode("utf-8")  # the standard's UTF-8 decoder, error mode fatal (codecs/utf8.py)
     except UnicodeDecodeError:
         return None
     # A str knows whether it is ASCII (bytes.isascii() reads them all: ~3 us for 30 KB).
     mojibake = not text.isascii() and utf8_looks_double_encoded(data)
-    return _new_decoded(text, None, "UTF-8", source, 0, declared, conflicts, confidence, mojibake, override)
-
-
-# Decoded(...) and Decoded.of_valid_utf8(...) without their own Python frame (0.3 us of a decode
-# that bench/decode.py holds within a few microseconds of the raw UTF-8 decode).
-_new_decoded = new_decoded
+    return new_decoded(text, None, "UTF-8", source, 0, declared, conflicts, confidence, mojibake, override)
 
 
 _NO_OVERRIDES = as_table(None)

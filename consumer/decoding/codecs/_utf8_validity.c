@@ -171,29 +171,29 @@ __attribute__((target("ssse3"))) static int valid_ssse3(const unsigned char *b, 
 
 static int use_ssse3 = 0;
 
-static PyObject *is_valid(PyObject *Py_UNUSED(module), PyObject *arg)
+static int valid_best(const unsigned char *b, Py_ssize_t n)
+{
+#ifdef HAVE_SSSE3_PATH
+    if (use_ssse3)
+        return valid_ssse3(b, n);
+#endif
+    return valid_scalar(b, n);
+}
+
+/* *check* applied to the bytes of *arg* (any object with the buffer protocol), as a bool. */
+static PyObject *check_buffer(PyObject *arg, int (*check)(const unsigned char *, Py_ssize_t))
 {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-#ifdef HAVE_SSSE3_PATH
-    int valid = use_ssse3 ? valid_ssse3(view.buf, view.len) : valid_scalar(view.buf, view.len);
-#else
-    int valid = valid_scalar(view.buf, view.len);
-#endif
+    int valid = check(view.buf, view.len);
     PyBuffer_Release(&view);
     return PyBool_FromLong(valid);
 }
 
-static PyObject *is_valid_scalar(PyObject *Py_UNUSED(module), PyObject *arg)
-{
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
-        return NULL;
-    int valid = valid_scalar(view.buf, view.len);
-    PyBuffer_Release(&view);
-    return PyBool_FromLong(valid);
-}
+static PyObject *is_valid(PyObject *Py_UNUSED(module), PyObject *arg) { return check_buffer(arg, valid_best); }
+
+static PyObject *is_valid_scalar(PyObject *Py_UNUSED(module), PyObject *arg) { return check_buffer(arg, valid_scalar); }
 
 static PyMethodDef methods[] = {
     {"is_valid", is_valid, METH_O, "Whether the bytes are well-formed UTF-8 (bytes.decode('utf-8') succeeds)."},
