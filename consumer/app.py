@@ -116,6 +116,8 @@ class App:
             ),
             on_assign=lambda parts: self.log.info("partitions assigned", partitions=_names(parts)),
             on_revoke=lambda parts: self.log.info("partitions revoked", partitions=_names(parts)),
+            # Lost, not handed over: the group went on without this member (a stall past max.poll.interval.ms).
+            on_lost=lambda parts: self.log.warning("partitions lost", partitions=_names(parts)),
         )
         self.http = HealthServer(
             settings.http_port,

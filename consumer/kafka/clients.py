@@ -68,6 +68,9 @@ def make_consumer(
         # tests/kafka/test_kafka_clients.py round-trips a MAX_BODY_BYTES record through them.
         "max.partition.fetch.bytes": MiB,
         "fetch.max.bytes": 8 * MiB,
+        # Once the prefetch queue is full, fetching pauses this long (default 1 s); the processor
+        # drains a full queue in less, then waited in consume() for the next fetch (~30-50 ms a batch).
+        "fetch.queue.backoff.ms": 50,
     }
     conf.update(extra or {})
     return _create(Consumer, conf, "consumer")
@@ -94,6 +97,10 @@ def make_producer(
         # (receive.message.max.bytes), and highly compressible HTML inflates a lot.
         "batch.size": 4 * MiB,
         "linger.ms": 5,
+        # A successful delivery needs no report: the transaction's commit or the at-least-once
+        # flush says the batch is written. Each report takes the GIL in the thread that serves it
+        # (the commit's helper thread), which stalled the loop decoding the next batch.
+        "delivery.report.only.error": True,
     }
     if transactional_id is not None:
         conf["transactional.id"] = transactional_id

@@ -9,16 +9,42 @@ Fencing (another producer took our transactional.id) ends the processor.  Any
 other fatal error, or a wedged call, ends the producer only: a new one with the
 same transactional.id aborts what the old one left open, and the batch is read
 again; a second one before any batch commits ends the processor.
+``AtLeastOnce`` produces, flushes, checks every delivery and commits the offsets.
 
-Transactions never span a ``consume()`` call: a batch is consumed, then its
-transaction begins and commits.  Rebalance callbacks run inside ``consume()``,
-so on revoke or loss there is never an open transaction to commit or abort.
+Batches are committed one after another, each in a helper thread (the client
+releases the GIL while it waits for the broker), while the loop reads and
+decodes the next ones: the commits' round trips overlap the decoding instead of
+stalling it.
 
-``deliver`` takes the batch's outputs as an iterable and produces each as it
-comes: the loop hands it a generator that decodes record by record, so the
-producer compresses and sends the first outputs while the later ones are still
-being decoded, instead of waiting for the whole batch.  An exception from the
-iterable itself (not a Kafka error) aborts the transaction and propagates.
+- ``write(consumer, outputs, on_committed)`` makes the batch's outputs (the
+  loop hands it a generator that decodes record by record) and takes the
+  consumer's positions.  If no commit is in flight, it produces the batch (in a
+  new transaction, exactly-once) and starts committing it; otherwise the made
+  batch waits for its turn.  While outputs are made, ``write`` looks at the
+  commit in flight after each one: when it ends, the waiting batch is produced
+  and its commit started at once.  At most one batch waits: the next ``write``
+  waits for the commit in flight once its own batch is made.
+- ``settle(consumer)`` commits every written batch: the loop calls it when it
+  finds nothing to read, and before it closes.
+
+A failed commit rewinds the consumer to its committed offsets and raises
+``BatchAborted`` (from ``write`` or ``settle``): every batch not committed yet is
+dropped and read again.  ``on_committed`` runs in the caller's thread once the
+batch is committed.  ``deliver`` is ``write`` then ``settle``: durable when it
+returns.
+
+Written batches span the loop's next ``consume`` call, so rebalance callbacks
+can meet them.  ``revoked`` commits them all before the partitions move.
+``lost`` waits for the commit in flight and drops the waiting batch, whose
+transaction has not begun; there is no open transaction to abort, since a
+transaction begins only to be committed at once.  Committing the one in flight
+is safe even then: its offsets went to the group coordinator with the
+consumer's group generation, which refuses them (and so fails the transaction)
+once the group has moved on (KIP-447), and the next owner's read of the
+committed offsets waits for the transaction to end.  Neither callback raises or
+rewinds: a failure is kept, and the next ``write`` or ``settle`` rewinds and
+raises ``BatchAborted``.  An exception from the outputs iterable itself (not a
+Kafka error) lets the batches before it commit, rewinds, and propagates.
 """
 
 from __future__ import annotations
@@ -26,7 +52,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NoReturn
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
@@ -47,6 +74,10 @@ class Output:
 #: librdkafka's send_offsets_to_transaction can ignore its timeout and block for ever once the group
 #: coordinator went away and came back (a broker restart): librdkafka issues #5456 and #5511, open in 2.16.
 WEDGE_GRACE_S = 10.0
+
+
+def _nothing() -> None:
+    pass
 
 
 class BatchAborted(Exception):
@@ -101,7 +132,173 @@ def rewind(consumer: Consumer, timeout: float, patience: float = REWIND_PATIENCE
         consumer.seek(TopicPartition(tp.topic, tp.partition, offset))
 
 
-class ExactlyOnce:
+class _Pipelined:
+    """What both policies share: batches made while the one before commits, committed one after another."""
+
+    #: How long a commit in flight may take before it counts as wedged (None: no limit).
+    commit_bound: float | None = None
+
+    def __init__(self, timeout: float, on_result: Callable[[str], None]) -> None:
+        self.timeout = timeout
+        self.on_result = on_result
+        #: The batch whose commit runs in a helper thread.
+        self._committing: _Commit | None = None
+        #: A batch made while another commits: produced and committed as soon as that one ends.
+        self._waiting: _Made | None = None
+        #: A failure met in a rebalance callback, raised (after a rewind) by the next write or settle.
+        self._failure: BaseException | None = None
+
+    @property
+    def committing(self) -> bool:
+        """Whether a written batch is not committed yet (its commit running, or waiting for its turn)."""
+        return self._committing is not None or self._waiting is not None
+
+    def deliver(self, consumer: Consumer, outputs: Iterable[Output]) -> None:
+        """Write the batch and commit it: durable when this returns."""
+        self.write(consumer, outputs)
+        self.settle(consumer)
+
+    def write(self, consumer: Consumer, outputs: Iterable[Output], on_committed: Callable[[], None] = _nothing) -> None:
+        """Make the batch's outputs, then produce it and start its commit, or leave it waiting for its turn.
+
+        While the outputs are made, the commit in flight is looked at after each one: once it ends,
+        the waiting batch is produced and its commit started at once.  At most one batch waits: a
+        second one waits here for the commit in flight.
+        """
+        self._raise_kept_failure(consumer)
+        made: list[Output] = []
+        try:
+            for output in outputs:
+                made.append(output)
+                self._advance(consumer, block=False)
+        except BatchAborted:
+            raise
+        except BaseException:
+            # The outputs could not be made (a registry outage, a bug): the batches before are whole
+            # and still commit; nothing of this one was produced; it is read again if the processor
+            # goes on, and this error propagates.
+            self._stop_making(consumer)
+            raise
+        while self._waiting is not None:
+            self._advance(consumer, block=True)
+        batch = _Made(made, positions(consumer), consumer.consumer_group_metadata(), on_committed)
+        if self._committing is None:
+            try:
+                self._start(consumer, batch)
+            except _BatchFailed as exc:
+                self._fail(consumer, exc)
+        else:
+            self._waiting = batch
+
+    def settle(self, consumer: Consumer) -> None:
+        """Commit every written batch now; ``BatchAborted`` (after a rewind) if one, or a kept failure, failed."""
+        while self.committing:
+            self._advance(consumer, block=True)
+        self._raise_kept_failure(consumer)
+
+    def revoked(self, consumer: Consumer) -> None:
+        """A rebalance callback's part: every written batch commits before the partitions move (never raises)."""
+        self._drain_quietly(consumer, start_waiting=True)
+
+    def lost(self, consumer: Consumer) -> None:
+        """A rebalance callback's part: the partitions are another member's already.
+
+        The commit in flight is waited for (see the module docstring: its offsets are refused if the
+        group has moved on); a waiting batch, whose transaction has not begun, is dropped, and the
+        loop rewinds.  Never raises.
+        """
+        self._drain_quietly(consumer, start_waiting=False)
+        if self._waiting is not None:
+            self._waiting = None
+            self._failure = self._failure or _Dropped("partitions lost: the batch waiting for its commit was dropped")
+
+    def close(self, timeout: float) -> None:
+        self.producer.flush(timeout)
+
+    def _produce_batch(self, consumer: Consumer, batch: _Made) -> Callable[[], None]:
+        """Produce the batch's outputs; return the call that commits them (run in a helper thread)."""
+        raise NotImplementedError
+
+    def _recover(self, exc: _BatchFailed) -> None:
+        """Leave the producer ready for the next batch after *exc*."""
+        raise NotImplementedError
+
+    # -- moving on ---------------------------------------------------------------------
+
+    def _advance(self, consumer: Consumer, block: bool) -> None:
+        """``_step`` in the loop's thread: a failure recovers, rewinds and raises ``BatchAborted``."""
+        try:
+            self._step(consumer, block)
+        except _BatchFailed as exc:
+            self._fail(consumer, exc)
+
+    def _step(self, consumer: Consumer, block: bool, start_waiting: bool = True) -> None:
+        """Settle the commit in flight if it ended (or wait for it); then start the waiting batch."""
+        commit = self._committing
+        if commit is not None:
+            if not block and not commit.work.done.is_set():
+                return
+            self._committing = None
+            commit.work.wait(self.commit_bound)
+            self._committed(commit)
+        if start_waiting and self._waiting is not None:
+            batch, self._waiting = self._waiting, None
+            self._start(consumer, batch)
+
+    def _start(self, consumer: Consumer, batch: _Made) -> None:
+        self._committing = _Commit(_InBackground(self._produce_batch(consumer, batch)), batch.on_committed)
+
+    def _committed(self, commit: _Commit) -> None:
+        self.on_result("committed")
+        commit.on_committed()
+
+    def _drain_quietly(self, consumer: Consumer, start_waiting: bool) -> None:
+        """Commit what is in flight (and what waits, if *start_waiting*); keep a failure for the loop."""
+        try:
+            while self._committing is not None or (start_waiting and self._waiting is not None):
+                self._step(consumer, block=True, start_waiting=start_waiting)
+        except BaseException as exc:  # kept for the loop's thread: a callback must not raise inside consume()
+            self._committing = self._waiting = None
+            self._keep(exc)
+
+    def _stop_making(self, consumer: Consumer) -> None:
+        """After the outputs failed: commit the batches before, then rewind to re-read this one."""
+        try:
+            self.settle(consumer)
+        except BatchAborted:
+            return  # rewound already
+        rewind(consumer, self.timeout)
+
+    # -- failures ---------------------------------------------------------------------
+
+    def _keep(self, exc: BaseException) -> None:
+        """Recover the producer now; the rewind and the error wait for the loop's thread."""
+        if isinstance(exc, _BatchFailed):
+            try:
+                self._recover(exc)
+            except BaseException as fatal:
+                exc = fatal
+        if self._failure is None or not isinstance(exc, _BatchFailed):
+            self._failure = exc
+
+    def _raise_kept_failure(self, consumer: Consumer) -> None:
+        exc, self._failure = self._failure, None
+        if isinstance(exc, _BatchFailed):
+            self._fail(consumer, exc, recovered=True)
+        if exc is not None:
+            raise exc
+
+    def _fail(self, consumer: Consumer, exc: _BatchFailed, recovered: bool = False) -> NoReturn:
+        """Recover the producer, drop the waiting batch, rewind the consumer so everything not committed
+        is read again, and raise ``BatchAborted``."""
+        self._waiting = None
+        if not recovered:
+            self._recover(exc)
+        rewind(consumer, self.timeout)
+        raise BatchAborted(str(exc)) from exc
+
+
+class ExactlyOnce(_Pipelined):
     """One transaction per batch; offsets committed inside it."""
 
     name = "exactly-once"
@@ -114,14 +311,15 @@ class ExactlyOnce:
         on_result: Callable[[str], None] = lambda _: None,
         renew: Callable[[], Producer] | None = None,
     ):
+        super().__init__(timeout, on_result)
         self.producer = producer
-        self.timeout = timeout
-        self.on_result = on_result
         #: Makes a producer with the same transactional.id, to replace a wedged one or one that hit a fatal
         #: error (None: both end the processor).
         self.renew = renew
         #: Whether the producer was replaced since the last committed batch (a second time is fatal).
         self._renewed = False
+        # Sending the offsets is bounded by timeout + grace, committing retries for up to a timeout.
+        self.commit_bound = 3 * timeout + WEDGE_GRACE_S
 
     def start(self) -> None:
         try:
@@ -130,82 +328,53 @@ class ExactlyOnce:
             # Nothing to abort yet: without transactions the processor cannot start (broker unreachable...).
             raise ProcessorFatalError(f"cannot initialise transactions: {exc}") from exc
 
-    def deliver(self, consumer: Consumer, outputs: Iterable[Output]) -> None:
-        try:
-            self._call(self.producer.begin_transaction)
-            self._produce_all(consumer, outputs)
-            offsets = positions(consumer)
-            if offsets:
-                self._call(
-                    self._bounded(self.producer.send_offsets_to_transaction),
-                    offsets,
-                    consumer.consumer_group_metadata(),
-                    self.timeout,
-                )
-            self._call(self.producer.commit_transaction, self.timeout)
-        except _Abortable as exc:
-            try:
-                self._abort(consumer)
-            except _Fatal as fatal:
-                self._replace_producer(consumer, fatal)
-            raise BatchAborted(str(exc)) from exc
-        except (_Wedged, _Fatal) as exc:
-            self._replace_producer(consumer, exc)
-            raise BatchAborted(str(exc)) from exc
-        self._renewed = False
-        self.on_result("committed")
-
-    def close(self, timeout: float) -> None:
-        self.producer.flush(timeout)
-
-    def _produce_all(self, consumer: Consumer, outputs: Iterable[Output]) -> None:
-        iterator = iter(outputs)
-        while True:
-            try:
-                output = next(iterator)
-            except StopIteration:
-                return
-            except BaseException:
-                # The outputs could not be made (a registry outage, a bug): nothing of the batch
-                # may become visible, and the processor stops with this error, not a failed abort's.
-                try:
-                    self._abort(consumer)
-                except Exception:  # left to the transaction timeout, or to the next instance's fencing
-                    pass
-                raise
+    def _produce_batch(self, consumer: Consumer, batch: _Made) -> Callable[[], None]:
+        self._call(self.producer.begin_transaction)
+        for output in batch.outputs:
             _produce(self.producer, output)
+        producer = self.producer
+
+        def commit() -> None:
+            if batch.offsets:
+                send = self._bounded(producer.send_offsets_to_transaction)
+                self._call(send, batch.offsets, batch.group_metadata, self.timeout)
+            self._call(producer.commit_transaction, self.timeout)
+
+        return commit
+
+    def _committed(self, commit: _Commit) -> None:
+        self._renewed = False
+        super()._committed(commit)
 
     def _bounded(self, fn):
         """*fn* run in a helper thread and given up on (``_Wedged``) past ``timeout + WEDGE_GRACE_S``."""
 
         def call(*args):
-            outcome: dict[str, object] = {}
-
-            def run() -> None:
-                try:
-                    outcome["value"] = fn(*args)
-                except BaseException as exc:  # handed to the caller's thread below
-                    outcome["error"] = exc
-
-            worker = threading.Thread(target=run, name="transactional-call", daemon=True)
-            worker.start()
-            worker.join(self.timeout + WEDGE_GRACE_S)
-            if worker.is_alive():
-                raise _Wedged(f"{fn.__name__} did not return within {self.timeout + WEDGE_GRACE_S:g} s")
-            if "error" in outcome:
-                raise outcome["error"]
-            return outcome.get("value")
+            return _InBackground(lambda: fn(*args), name="transactional-call").wait(
+                self.timeout + WEDGE_GRACE_S, what=fn.__name__
+            )
 
         return call
 
-    def _replace_producer(self, consumer: Consumer, exc: _Wedged | _Fatal) -> None:
-        """Fence the wedged or failed producer with a new one of the same transactional.id and re-read the batch.
+    def _recover(self, exc: _BatchFailed) -> None:
+        """Abort the transaction; replace the producer if it cannot (or if it is wedged or failed)."""
+        if isinstance(exc, _Abortable):
+            try:
+                self._abort()
+                return
+            except _Fatal as fatal:
+                exc = fatal
+        self._replace_producer(exc)
+
+    def _replace_producer(self, exc: _BatchFailed) -> None:
+        """Fence the wedged or failed producer with a new one of the same transactional.id.
 
         init_transactions on the new producer aborts the transaction the old one left open; a
         wedged one stays blocked in its helper thread (it cannot be closed while a call runs in it).
         A broker restart has ended a commit with the fatal INVALID_TXN_STATE (after "Failed to add
         offsets to transaction: Broker transport failure"): the producer is unusable, the
         transactional.id is not, so a new producer carries on where a restart of the process would.
+        The caller rewinds the consumer so the batch is read again.
         """
         what = "wedged" if isinstance(exc, _Wedged) else "failed"
         if self.renew is None:
@@ -216,12 +385,10 @@ class ExactlyOnce:
         self.on_result("aborted")
         self.producer = self.renew()
         self.start()
-        rewind(consumer, self.timeout)
 
-    def _abort(self, consumer: Consumer) -> None:
+    def _abort(self) -> None:
         self.on_result("aborted")
         self._call(self.producer.abort_transaction, self.timeout)
-        rewind(consumer, self.timeout)
 
     def _call(self, fn, *args):
         """Run one transactional call, retrying what librdkafka marks retriable."""
@@ -243,63 +410,110 @@ class ExactlyOnce:
                 raise _Abortable(error.str()) from exc
 
 
-class AtLeastOnce:
-    """Produce, flush, check every delivery, then commit offsets synchronously."""
+class AtLeastOnce(_Pipelined):
+    """Produce, flush, check every delivery, then commit the offsets."""
 
     name = "at-least-once"
 
     def __init__(self, producer: Producer, *, timeout: float, on_result: Callable[[str], None] = lambda _: None):
+        super().__init__(timeout, on_result)
         self.producer = producer
-        self.timeout = timeout
-        self.on_result = on_result
 
     def start(self) -> None:
         pass
 
-    def deliver(self, consumer: Consumer, outputs: Iterable[Output]) -> None:
-        """Produce as *outputs* yields; offsets are committed only once every output is acknowledged.
-        An exception from *outputs* itself propagates with no offset committed (at least once)."""
-        failures: list[KafkaError] = []
+    def _produce_batch(self, consumer: Consumer, batch: _Made) -> Callable[[], None]:
+        failures: list[object] = []
 
-        def on_delivery(error, _message):
+        def on_delivery(error, _message):  # called for failures only (delivery.report.only.error)
             if error is not None:
                 failures.append(error)
 
         try:
-            for output in outputs:
+            for output in batch.outputs:
                 _produce(self.producer, output, on_delivery)
         except _Abortable as exc:
             failures.append(exc)
-        remaining = self.producer.flush(self.timeout)
-        if failures or remaining:
-            rewind(consumer, self.timeout)
-            self.on_result("aborted")
-            raise BatchAborted(f"{len(failures)} deliveries failed, {remaining} still queued")
-        offsets = positions(consumer)
-        if offsets:
-            try:
-                consumer.commit(offsets=offsets, asynchronous=False)
-            except KafkaException as exc:
-                # The output is written; the batch will be re-read and written again (at least once).
-                rewind(consumer, self.timeout)
-                self.on_result("aborted")
-                raise BatchAborted(f"offset commit failed: {exc.args[0].str()}") from exc
-        self.on_result("committed")
 
-    def close(self, timeout: float) -> None:
-        self.producer.flush(timeout)
+        def commit() -> None:
+            remaining = self.producer.flush(self.timeout)
+            if failures or remaining:
+                raise _Abortable(f"{len(failures)} deliveries failed, {remaining} still queued")
+            if batch.offsets:
+                try:
+                    consumer.commit(offsets=batch.offsets, asynchronous=False)
+                except KafkaException as exc:
+                    # The output is written; the batch will be re-read and written again (at least once).
+                    raise _Abortable(f"offset commit failed: {exc.args[0].str()}") from exc
+
+        return commit
+
+    def _recover(self, exc: _BatchFailed) -> None:
+        self.on_result("aborted")  # nothing to undo: what was written stays (at least once)
 
 
-class _Abortable(Exception):
+@dataclass(frozen=True, slots=True)
+class _Made:
+    """A batch whose outputs are made: what to produce, the offsets to commit with it, who to tell."""
+
+    outputs: list[Output]
+    offsets: list[TopicPartition]
+    group_metadata: object
+    on_committed: Callable[[], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Commit:
+    """A batch's commit running in a helper thread, and who to tell once it is done."""
+
+    work: _InBackground
+    on_committed: Callable[[], None]
+
+
+class _InBackground:
+    """A blocking client call run in a helper thread (the client releases the GIL while it waits)."""
+
+    def __init__(self, fn: Callable[[], object], name: str = "batch-commit") -> None:
+        self._fn = fn
+        self._outcome: dict[str, object] = {}
+        self.done = threading.Event()
+        threading.Thread(target=self._run, name=name, daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self._outcome["value"] = self._fn()
+        except BaseException as exc:  # handed to the waiting thread
+            self._outcome["error"] = exc
+        finally:
+            self.done.set()
+
+    def wait(self, timeout: float | None, what: str = "the batch's commit"):
+        """The call's result, or its exception; ``_Wedged`` when it has not returned within *timeout* s."""
+        if not self.done.wait(timeout):
+            raise _Wedged(f"{what} did not return within {timeout:g} s")
+        if "error" in self._outcome:
+            raise self._outcome["error"]
+        return self._outcome.get("value")
+
+
+class _BatchFailed(Exception):
+    """The batch cannot be committed; once the producer recovers, it is read again."""
+
+
+class _Abortable(_BatchFailed):
     pass
 
 
-class _Wedged(Exception):
+class _Wedged(_BatchFailed):
     pass
 
 
-class _Fatal(Exception):
+class _Fatal(_BatchFailed):
     """A fatal error of the transactional producer other than fencing: the producer cannot go on."""
+
+
+class _Dropped(_BatchFailed):
+    """A made batch was dropped before its transaction began: nothing to undo, only to read again."""
 
 
 def _produce(producer: Producer, output: Output, on_delivery=None) -> None:

@@ -1,6 +1,8 @@
 """The processor loop: consume a batch, route each record, deliver the batch, repeat.
 
-One thread.  Between batches the loop beats the liveness heartbeat and checks
+One thread, but for each batch's commit, which runs in a helper thread while
+the loop reads and decodes the next batch (see ``delivery``); the batch's hooks
+run once it is committed.  Between batches the loop beats the liveness heartbeat and checks
 the overrides file; a stop request (SIGTERM) lets the current batch finish, then
 the consumer leaves its group and the producer flushes, within
 ``shutdown_timeout_s``.
@@ -57,6 +59,7 @@ class Processor:
         hooks: Hooks | None = None,
         on_assign=None,
         on_revoke=None,
+        on_lost=None,
     ) -> None:
         self._consumer_factory = consumer_factory
         self._delivery_factory = delivery_factory
@@ -75,6 +78,7 @@ class Processor:
         self._hooks = hooks or Hooks()
         self._on_assign = on_assign
         self._on_revoke = on_revoke
+        self._on_lost = on_lost
         self._stop = threading.Event()
         self.started = threading.Event()
         self.assigned = threading.Event()
@@ -89,18 +93,18 @@ class Processor:
 
     def run(self) -> None:
         consumer = self._consumer_factory()
-        delivery = self._delivery_factory()
+        delivery = self._delivery = self._delivery_factory()
         try:
             delivery.start()
-            consumer.subscribe(
-                [self._landing], on_assign=self._assigned, on_revoke=self._revoked, on_lost=self._revoked
-            )
+            consumer.subscribe([self._landing], on_assign=self._assigned, on_revoke=self._revoked, on_lost=self._lost)
             self.started.set()
             while not self._stop.is_set():
                 self._hooks.between_batches()
                 messages = consumer.consume(self._batch_size, self._batch_timeout)
                 if messages:
                     self._process(consumer, delivery, messages)
+                elif delivery.committing:
+                    self._settle(consumer, delivery)  # nothing new: report the last batch once it is committed
         finally:
             self._close(consumer, delivery)
 
@@ -108,6 +112,11 @@ class Processor:
         started = time.monotonic()
         records = [m for m in messages if not self._is_error(m)]
         routed: list[Routed] = []
+
+        def committed() -> None:
+            for message, result in zip(records, routed):
+                self._hooks.routed(message, result)
+            self._hooks.batch_done(records, time.monotonic() - started)
 
         def outputs() -> Iterator[Output]:
             # Routed one by one as the delivery produces them: the producer compresses and
@@ -118,13 +127,15 @@ class Processor:
                 yield self._output(message, result)
 
         try:
-            delivery.deliver(consumer, outputs())
+            delivery.write(consumer, outputs(), committed)
         except BatchAborted as exc:
             self._hooks.batch_aborted(str(exc))
-            return
-        for message, result in zip(records, routed):
-            self._hooks.routed(message, result)
-        self._hooks.batch_done(records, time.monotonic() - started)
+
+    def _settle(self, consumer: Consumer, delivery) -> None:
+        try:
+            delivery.settle(consumer)
+        except BatchAborted as exc:
+            self._hooks.batch_aborted(str(exc))
 
     def _is_error(self, message: Message) -> bool:
         error = message.error()
@@ -178,12 +189,21 @@ class Processor:
             self._on_assign(partitions)
 
     def _revoked(self, consumer, partitions) -> None:
+        self._delivery.revoked(consumer)  # the commit in flight ends before the partitions move
         if self._on_revoke:
             self._on_revoke(partitions)
 
+    def _lost(self, consumer, partitions) -> None:
+        self._delivery.lost(consumer)
+        if self._on_lost:
+            self._on_lost(partitions)
+
     def _close(self, consumer: Consumer, delivery) -> None:
         try:
-            consumer.close()  # leaves the group at once so partitions move without waiting for a timeout
+            try:
+                self._settle(consumer, delivery)
+            finally:
+                consumer.close()  # leaves the group at once so partitions move without waiting for a timeout
         finally:
             delivery.close(self._shutdown_timeout)
 

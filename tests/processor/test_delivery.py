@@ -1,13 +1,17 @@
-"""Delivery policies taking a batch's outputs as they are made, against the real broker.
+"""Delivery policies against the real broker: batches made while the one before commits.
 
-The loop hands ``deliver`` a generator that decodes record by record, so what the
-generator raises happens in the middle of a transaction (exactly-once) or of a
-produce run (at-least-once): nothing of such a batch may become visible, and no
-offset may move.
+The loop hands ``write`` a generator that decodes record by record while the
+previous batch's commit runs in a helper thread; commits run one after another.
+What the generator raises happens while a batch is made: nothing of that batch
+may become visible, and no offset may move past it.  A failed commit drops
+every batch not committed and rewinds the consumer so they are read again.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 import uuid
 
 import pytest
@@ -70,43 +74,7 @@ def visible(kafka_connection, topic: str, expected: int) -> list[bytes]:
     return values
 
 
-class CountingProducer:
-    """A real producer that counts its produce() calls."""
-
-    def __init__(self, producer):
-        self.producer, self.produced = producer, 0
-
-    def produce(self, *args, **kwargs):
-        self.produced += 1
-        return self.producer.produce(*args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self.producer, name)
-
-
-@pytest.mark.parametrize("policy", ["exactly-once", "at-least-once"])
-def test_each_output_is_produced_before_the_next_is_made(kafka_connection, topics, transactional_id, batch, policy):
-    if policy == "exactly-once":
-        producer = CountingProducer(make_producer(kafka_connection, transactional_id=transactional_id))
-        delivery = ExactlyOnce(producer, timeout=30)
-    else:
-        producer = CountingProducer(make_producer(kafka_connection))
-        delivery = AtLeastOnce(producer, timeout=30)
-    delivery.start()
-    produced_before = []
-
-    def watched(made):
-        for output in made:
-            produced_before.append(producer.produced)
-            yield output
-
-    delivery.deliver(batch, watched(outputs(topics["out"], 5)))
-    # The loop decodes record by record inside this iteration: the producer must not wait for the batch.
-    assert produced_before == [0, 1, 2, 3, 4]
-    delivery.close(30)
-
-
-def test_exactly_once_takes_outputs_as_they_are_made(kafka_connection, topics, transactional_id, batch, consume):
+def test_exactly_once_delivers_a_batch_made_by_a_generator(kafka_connection, topics, transactional_id, batch, consume):
     delivery = ExactlyOnce(make_producer(kafka_connection, transactional_id=transactional_id), timeout=30)
     delivery.start()
     delivery.deliver(batch, outputs(topics["out"], 5))
@@ -135,6 +103,7 @@ def test_at_least_once_commits_nothing_when_making_the_outputs_fails(kafka_conne
     with pytest.raises(OutputsFailed):
         delivery.deliver(batch, outputs(topics["out"], 5, fail_after=3))
     assert committed_offset(batch, topics["landing"]) < 0
+    consume(batch, lambda messages: len(messages) >= 5)  # rewound: the batch comes again
     delivery.deliver(batch, outputs(topics["out"], 5))
     assert committed_offset(batch, topics["landing"]) == 5
     delivery.close(30)
@@ -208,3 +177,232 @@ def test_fencing_ends_the_processor_without_a_new_producer(kafka_connection, tra
     with pytest.raises(ProcessorFatalError, match="fenced"):
         delivery.deliver(batch, outputs(topics["out"], 5))
     assert renewed == []  # a new producer would fence the instance that now owns the transactional.id
+
+
+# -- a batch commits while the next one is made ---------------------------------------
+
+
+class GatedCommit:
+    """A real producer whose first commit (``commit_transaction``, or ``flush`` at least once) waits,
+    up to 20 s, until *gate* is set; ``overlapped`` says whether the gate opened in time."""
+
+    def __init__(self, producer, gate, method: str):
+        self.producer, self.gate, self.method, self.overlapped = producer, gate, method, None
+
+    def __getattr__(self, name):
+        attribute = getattr(self.producer, name)
+        if name != self.method or self.overlapped is not None:
+            return attribute
+
+        def gated(*args):
+            self.overlapped = self.gate.wait(20)
+            return attribute(*args)
+
+        return gated
+
+
+def _policy(policy: str, producer, kafka_connection, transactional_id):
+    if policy == "exactly-once":
+        real = make_producer(kafka_connection, transactional_id=transactional_id)
+        return ExactlyOnce(producer(real, "commit_transaction"), timeout=30)
+    return AtLeastOnce(producer(make_producer(kafka_connection), "flush"), timeout=30)
+
+
+def _more_landing_records(kafka_connection, topic: str, count: int = 5) -> None:
+    producer = make_producer(kafka_connection)
+    for i in range(5, 5 + count):
+        producer.produce(topic, f"in-{i}".encode(), f"k{i}".encode())
+    assert producer.flush(30) == 0
+
+
+@pytest.mark.parametrize("policy", ["exactly-once", "at-least-once"])
+def test_the_next_batch_is_made_while_one_commits(kafka_connection, topics, transactional_id, batch, consume, policy):
+    gate = threading.Event()
+    gated: list[GatedCommit] = []
+
+    def producer(real, method):
+        gated.append(GatedCommit(real, gate, method))
+        return gated[-1]
+
+    delivery = _policy(policy, producer, kafka_connection, transactional_id)
+    delivery.start()
+    committed: list[str] = []
+    delivery.write(batch, outputs(topics["out"], 5), lambda: committed.append("first"))
+    assert delivery.committing and committed == []  # its commit waits at the gate
+
+    _more_landing_records(kafka_connection, topics["landing"])
+    consume(batch, lambda messages: len(messages) >= 5)
+    second = (Output(o.topic, o.key, f"second-{i}".encode(), None) for i, o in enumerate(outputs(topics["out"], 5)))
+    delivery.write(batch, second, lambda: committed.append("second"))
+    gate.set()  # only now may the first batch commit: write() made the second batch without waiting for it
+    delivery.settle(batch)
+    assert gated[0].overlapped, "write() waited for the first batch's commit"
+    assert committed == ["first", "second"] and not delivery.committing
+    found = visible(kafka_connection, topics["out"], 10)
+    assert sorted(found) == sorted([f"out-{i}".encode() for i in range(5)] + [f"second-{i}".encode() for i in range(5)])
+    assert committed_offset(batch, topics["landing"]) == 10
+    delivery.close(30)
+
+
+class CountingBegins:
+    """A real transactional producer that counts its begin_transaction() calls."""
+
+    def __init__(self, producer):
+        self.producer, self.begun = producer, 0
+
+    def begin_transaction(self, *args):
+        self.begun += 1
+        return self.producer.begin_transaction(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.producer, name)
+
+
+def test_a_waiting_batch_commits_as_soon_as_the_one_before_ends(
+    kafka_connection, topics, transactional_id, batch, consume
+):
+    producer = CountingBegins(make_producer(kafka_connection, transactional_id=transactional_id))
+    delivery = ExactlyOnce(producer, timeout=30)
+    delivery.start()
+    delivery.write(batch, outputs(topics["out"], 5))  # committing
+    delivery.write(batch, outputs(topics["out"], 0))  # waiting for its turn (no records: offsets only)
+    assert producer.begun <= 2
+    begun_while_made: list[int] = []
+
+    def third():
+        # Made slowly: between two outputs the first commit ends, and the waiting batch must
+        # begin its transaction then, not once this batch is made.
+        for i in range(2000):
+            if producer.begun == 2:
+                begun_while_made.append(i)
+                return
+            yield Output(topics["out"], b"k", f"third-{i}".encode(), None)
+            time.sleep(0.01)
+
+    delivery.write(batch, third())
+    assert begun_while_made, "the waiting batch began only after the next one was made"
+    delivery.settle(batch)
+    assert producer.begun == 3
+    delivery.close(30)
+
+
+def _abortable() -> KafkaError:
+    return KafkaError(KafkaError._STATE, "injected", txn_requires_abort=True)
+
+
+def test_a_failed_commit_aborts_it_and_the_next_batch_and_both_are_read_again(
+    kafka_connection, topics, transactional_id, batch, consume
+):
+    producer = make_producer(kafka_connection, transactional_id=transactional_id)
+    delivery = ExactlyOnce(FailingOnce(producer, _abortable()), timeout=30)
+    delivery.start()
+    delivery.write(batch, outputs(topics["out"], 5))  # its commit will fail
+    _more_landing_records(kafka_connection, topics["landing"])
+    consume(batch, lambda messages: len(messages) >= 5)
+    with pytest.raises(BatchAborted, match="injected"):
+        delivery.write(batch, outputs(topics["out"], 5))  # raises if the commit has failed by then
+        delivery.settle(batch)  # otherwise this does
+    assert not delivery.committing
+    assert visible(kafka_connection, topics["out"], 5) == []
+    assert committed_offset(batch, topics["landing"]) < 0
+    again = consume(batch, lambda messages: len(messages) >= 10)  # rewound to the start: both batches
+    assert sorted(m.offset() for m in again) == list(range(10))
+    delivery.deliver(batch, outputs(topics["out"], 10))
+    assert len(visible(kafka_connection, topics["out"], 10)) == 10
+    assert committed_offset(batch, topics["landing"]) == 10
+    delivery.close(30)
+
+
+class SlowCommit:
+    """A real producer whose commit_transaction starts a second late."""
+
+    def __init__(self, producer):
+        self.producer = producer
+
+    def commit_transaction(self, *args):
+        time.sleep(1.0)  # the commit is still in flight when the rebalance callback runs
+        return self.producer.commit_transaction(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.producer, name)
+
+
+@pytest.mark.parametrize("callback", ["revoked", "lost"])
+def test_a_rebalance_waits_for_the_commit_in_flight(kafka_connection, topics, transactional_id, batch, callback):
+    delivery = ExactlyOnce(SlowCommit(make_producer(kafka_connection, transactional_id=transactional_id)), timeout=30)
+    delivery.start()
+    committed = []
+    delivery.write(batch, outputs(topics["out"], 5), lambda: committed.append(1))
+    getattr(delivery, callback)(batch)
+    # The partitions' next owner starts after the batch: its outputs and offsets are committed.
+    assert committed == [1] and not delivery.committing
+    assert visible(kafka_connection, topics["out"], 5) == [f"out-{i}".encode() for i in range(5)]
+    assert committed_offset(batch, topics["landing"]) == 5
+    delivery.close(30)
+
+
+def _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume) -> ExactlyOnce:
+    """A delivery whose first batch commits, held at a gate for half a second from now, and whose second
+    batch is made and waits for its turn."""
+    gate = threading.Event()
+    counting = CountingBegins(make_producer(kafka_connection, transactional_id=transactional_id))
+    delivery = ExactlyOnce(GatedCommit(counting, gate, "commit_transaction"), timeout=30)
+    delivery.start()
+    delivery.write(batch, outputs(topics["out"], 5))
+    _more_landing_records(kafka_connection, topics["landing"])
+    consume(batch, lambda messages: len(messages) >= 5)
+    second = (Output(o.topic, o.key, f"second-{i}".encode(), None) for i, o in enumerate(outputs(topics["out"], 5)))
+    delivery.write(batch, second)
+    assert counting.begun == 1, "the second batch waits: its transaction has not begun"
+    threading.Timer(0.5, gate.set).start()  # the rebalance callback below finds the first commit in flight
+    return delivery
+
+
+def test_on_revoke_the_waiting_batch_commits_too(kafka_connection, topics, transactional_id, batch, consume):
+    delivery = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume)
+    delivery.revoked(batch)
+    assert not delivery.committing
+    assert len(visible(kafka_connection, topics["out"], 10)) == 10
+    assert committed_offset(batch, topics["landing"]) == 10
+    delivery.close(30)
+
+
+def test_on_loss_the_waiting_batch_is_dropped_and_read_again(kafka_connection, topics, transactional_id, batch, consume):
+    delivery = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume)
+    delivery.lost(batch)  # the commit in flight ends; the waiting batch never begins its transaction
+    assert not delivery.committing
+    assert visible(kafka_connection, topics["out"], 10) == [f"out-{i}".encode() for i in range(5)]
+    assert committed_offset(batch, topics["landing"]) == 5
+    with pytest.raises(BatchAborted, match="partitions lost"):
+        delivery.settle(batch)  # in the loop's thread: rewinds to the committed offsets
+    again = consume(batch, lambda messages: len(messages) >= 5)
+    assert sorted(m.offset() for m in again) == list(range(5, 10))
+    delivery.close(30)
+
+
+def test_a_commit_failing_during_a_rebalance_is_raised_by_the_next_settle(
+    kafka_connection, topics, transactional_id, batch, consume
+):
+    producer = make_producer(kafka_connection, transactional_id=transactional_id)
+    delivery = ExactlyOnce(FailingOnce(producer, _abortable()), timeout=30)
+    delivery.start()
+    delivery.write(batch, outputs(topics["out"], 5))
+    delivery.revoked(batch)  # inside consume(): it must not raise, and it aborts the transaction at once
+    assert visible(kafka_connection, topics["out"], 5) == []
+    with pytest.raises(BatchAborted, match="injected"):
+        delivery.settle(batch)  # in the loop's thread: rewinds
+    assert len(consume(batch, lambda messages: len(messages) >= 5)) == 5
+    delivery.settle(batch)  # the failure was raised once
+    delivery.close(30)
+
+
+def test_at_least_once_commits_nothing_when_a_delivery_fails(kafka_connection, topic_factory, topics, batch, consume):
+    # The broker refuses records above the topic's max.message.bytes: a real failed delivery.
+    small = topic_factory(config={"max.message.bytes": "1024"})
+    delivery = AtLeastOnce(make_producer(kafka_connection), timeout=30)
+    too_large = [Output(small, b"k", os.urandom(8192), None)]  # random: zstd cannot shrink it under the limit
+    with pytest.raises(BatchAborted, match="1 deliveries failed"):
+        delivery.deliver(batch, too_large)
+    assert committed_offset(batch, topics["landing"]) < 0
+    assert len(consume(batch, lambda messages: len(messages) >= 5)) == 5  # rewound: read again
+    delivery.close(30)
