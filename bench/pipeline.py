@@ -5,9 +5,11 @@
 Both contenders run as child processes built from the same factories
 (``consumer.kafka.make_consumer`` / ``make_producer``), the same batch size and
 the same delivery policy (``consumer.processor.delivery``: one transaction per
-batch in exactly-once, produce-flush-commit in at-least-once).  The
-pass-through copies each landing record unchanged to one output topic; the
-processor is ``crawl-decoder run``.
+batch in exactly-once, produce-flush-commit in at-least-once; each batch's
+commit in a helper thread while the next batches are read and made, commits
+back to back) and the same loop around it (write each batch, settle when
+nothing is read).  The pass-through copies each landing record unchanged to one
+output topic; the processor is ``crawl-decoder run``.
 
 Per contender and mode:
 - throughput: the landing topic is filled first, then the contender starts;

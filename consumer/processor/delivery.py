@@ -36,8 +36,9 @@ returns.
 Written batches span the loop's next ``consume`` call, so rebalance callbacks
 can meet them.  ``revoked`` commits them all before the partitions move.
 ``lost`` waits for the commit in flight and drops the waiting batch, whose
-transaction has not begun; there is no open transaction to abort, since a
-transaction begins only to be committed at once.  Committing the one in flight
+transaction has not begun (there is no open transaction to abort: a transaction
+begins only to be committed at once), and rewinds nothing: every partition went,
+and its next owner starts from its committed offset.  Committing the one in flight
 is safe even then: its offsets went to the group coordinator with the
 consumer's group generation, which refuses them (and so fails the transaction)
 once the group has moved on (KIP-447), and the next owner's read of the
@@ -204,13 +205,17 @@ class _Pipelined:
         """A rebalance callback's part: the partitions are another member's already.
 
         The commit in flight is waited for (see the module docstring: its offsets are refused if the
-        group has moved on); a waiting batch, whose transaction has not begun, is dropped, and the
-        loop rewinds.  Never raises.
+        group has moved on); a waiting batch, whose transaction has not begun, is dropped.  Nothing is
+        rewound, and a failed commit is not raised once the producer has recovered: every partition
+        went, and whoever gets one next (this member too, once it rejoins) starts from its committed
+        offset.  A rewind would only ask the group coordinator for offsets, which failed for a minute
+        after a broker restart (the session timed out because the coordinator could not be found).
+        Never raises.
         """
         self._drain_quietly(consumer, start_waiting=False)
-        if self._waiting is not None:
-            self._waiting = None
-            self._failure = self._failure or _Dropped("partitions lost: the batch waiting for its commit was dropped")
+        self._waiting = None
+        if isinstance(self._failure, _BatchFailed):
+            self._failure = None
 
     def close(self, timeout: float) -> None:
         self.producer.flush(timeout)
@@ -511,9 +516,6 @@ class _Wedged(_BatchFailed):
 class _Fatal(_BatchFailed):
     """A fatal error of the transactional producer other than fencing: the producer cannot go on."""
 
-
-class _Dropped(_BatchFailed):
-    """A made batch was dropped before its transaction began: nothing to undo, only to read again."""
 
 
 def _produce(producer: Producer, output: Output, on_delivery=None) -> None:
