@@ -149,7 +149,7 @@ def passthrough_main(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     delivery.start()
     consumer.subscribe(
-        [args.landing], on_revoke=lambda c, _: delivery.revoked(c), on_lost=lambda c, _: delivery.lost(c)
+        [args.landing], on_revoke=lambda c, p: delivery.revoked(c, p), on_lost=lambda c, p: delivery.lost(c, p)
     )
     try:
         while not stop.is_set():

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -108,29 +108,42 @@ _TRANSIENT = frozenset({
 })  # fmt: skip
 
 
-def rewind(consumer: Consumer, timeout: float, patience: float = REWIND_PATIENCE_S) -> None:
+def rewind(
+    consumer: Consumer,
+    timeout: float,
+    patience: float = REWIND_PATIENCE_S,
+    known: Mapping[tuple[str, int], int] | None = None,
+) -> None:
     """Seek every assigned partition back to its committed offset (or the beginning).
 
-    The committed offsets are asked for again, *timeout* at a time, while the broker cannot answer,
-    for at most ``max(timeout, patience)`` seconds in all.
+    *known* holds committed offsets the caller committed itself, so the group coordinator need not
+    be asked for them.  The others are asked for again, *timeout* at a time, while the broker cannot
+    answer, for at most ``max(timeout, patience)`` seconds in all.
     """
     assigned = consumer.assignment()
-    if not assigned:
+    known = known or {}
+    unknown = [tp for tp in assigned if (tp.topic, tp.partition) not in known]
+    for tp in assigned:
+        if (tp.topic, tp.partition) in known:
+            consumer.seek(TopicPartition(tp.topic, tp.partition, known[tp.topic, tp.partition]))
+    if not unknown:
         return
+    for tp in _committed_offsets(consumer, unknown, timeout, patience):
+        offset = tp.offset if tp.offset >= 0 else OFFSET_BEGINNING
+        consumer.seek(TopicPartition(tp.topic, tp.partition, offset))
+
+
+def _committed_offsets(consumer: Consumer, partitions: list[TopicPartition], timeout: float, patience: float):
     deadline = time.monotonic() + max(timeout, patience)
     while True:
         try:
-            committed = consumer.committed(assigned, timeout=max(0.1, min(timeout, deadline - time.monotonic())))
-            break
+            return consumer.committed(partitions, timeout=max(0.1, min(timeout, deadline - time.monotonic())))
         except KafkaException as exc:
             error: KafkaError = exc.args[0]
             if error.fatal() or not (error.retriable() or error.code() in _TRANSIENT) or time.monotonic() >= deadline:
                 # Without them the batch cannot be re-read from the right place: stop rather than
                 # guess (a restarted instance starts from the committed offsets).
                 raise ProcessorFatalError(f"cannot read committed offsets to re-read the batch: {error.str()}") from exc
-    for tp in committed:
-        offset = tp.offset if tp.offset >= 0 else OFFSET_BEGINNING
-        consumer.seek(TopicPartition(tp.topic, tp.partition, offset))
 
 
 class _Pipelined:
@@ -148,6 +161,10 @@ class _Pipelined:
         self._waiting: _Made | None = None
         #: A failure met in a rebalance callback, raised (after a rewind) by the next write or settle.
         self._failure: BaseException | None = None
+        #: The offsets this delivery committed, per (topic, partition) still assigned: a rewind seeks
+        #: to them without asking the group coordinator, which a broker restart left unreachable for
+        #: a minute (the rewind's 45 s of patience ran out: tests/processor/test_crash_recovery.py).
+        self._committed_offsets: dict[tuple[str, int], int] = {}
 
     @property
     def committing(self) -> bool:
@@ -197,11 +214,13 @@ class _Pipelined:
             self._advance(consumer, block=True)
         self._raise_kept_failure(consumer)
 
-    def revoked(self, consumer: Consumer) -> None:
+    def revoked(self, consumer: Consumer, partitions: Iterable[TopicPartition] = ()) -> None:
         """A rebalance callback's part: every written batch commits before the partitions move (never raises)."""
         self._drain_quietly(consumer, start_waiting=True)
+        for tp in partitions:  # their committed offsets may move under another member
+            self._committed_offsets.pop((tp.topic, tp.partition), None)
 
-    def lost(self, consumer: Consumer) -> None:
+    def lost(self, consumer: Consumer, partitions: Iterable[TopicPartition] = ()) -> None:
         """A rebalance callback's part: the partitions are another member's already.
 
         The commit in flight is waited for (see the module docstring: its offsets are refused if the
@@ -214,6 +233,7 @@ class _Pipelined:
         """
         self._drain_quietly(consumer, start_waiting=False)
         self._waiting = None
+        self._committed_offsets.clear()
         if isinstance(self._failure, _BatchFailed):
             self._failure = None
 
@@ -244,16 +264,22 @@ class _Pipelined:
             if not block and not commit.work.done.is_set():
                 return
             self._committing = None
-            commit.work.wait(self.commit_bound)
+            try:
+                commit.work.wait(self.commit_bound)
+            except BaseException:
+                self._waiting = None  # nothing written after a failed commit may commit (fenced: nothing at all)
+                raise
             self._committed(commit)
         if start_waiting and self._waiting is not None:
             batch, self._waiting = self._waiting, None
             self._start(consumer, batch)
 
     def _start(self, consumer: Consumer, batch: _Made) -> None:
-        self._committing = _Commit(_InBackground(self._produce_batch(consumer, batch)), batch.on_committed)
+        work = _InBackground(self._produce_batch(consumer, batch))
+        self._committing = _Commit(work, batch.offsets, batch.on_committed)
 
     def _committed(self, commit: _Commit) -> None:
+        self._committed_offsets.update(((tp.topic, tp.partition), tp.offset) for tp in commit.offsets)
         self.on_result("committed")
         commit.on_committed()
 
@@ -272,7 +298,7 @@ class _Pipelined:
             self.settle(consumer)
         except BatchAborted:
             return  # rewound already
-        rewind(consumer, self.timeout)
+        rewind(consumer, self.timeout, known=self._committed_offsets)
 
     # -- failures ---------------------------------------------------------------------
 
@@ -299,7 +325,7 @@ class _Pipelined:
         self._waiting = None
         if not recovered:
             self._recover(exc)
-        rewind(consumer, self.timeout)
+        rewind(consumer, self.timeout, known=self._committed_offsets)
         raise BatchAborted(str(exc)) from exc
 
 
@@ -472,6 +498,7 @@ class _Commit:
     """A batch's commit running in a helper thread, and who to tell once it is done."""
 
     work: _InBackground
+    offsets: list[TopicPartition]
     on_committed: Callable[[], None]
 
 

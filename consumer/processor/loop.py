@@ -189,12 +189,12 @@ class Processor:
             self._on_assign(partitions)
 
     def _revoked(self, consumer, partitions) -> None:
-        self._delivery.revoked(consumer)  # the commit in flight ends before the partitions move
+        self._delivery.revoked(consumer, partitions)  # what is written commits before the partitions move
         if self._on_revoke:
             self._on_revoke(partitions)
 
     def _lost(self, consumer, partitions) -> None:
-        self._delivery.lost(consumer)
+        self._delivery.lost(consumer, partitions)
         if self._on_lost:
             self._on_lost(partitions)
 

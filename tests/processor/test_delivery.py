@@ -110,15 +110,15 @@ def test_at_least_once_commits_nothing_when_making_the_outputs_fails(kafka_conne
 
 
 class FailingOnce:
-    """A real transactional producer whose commit_transaction fails once with *error*, without committing
+    """A real transactional producer whose *at*-th commit_transaction fails with *error*, without committing
     (a broker restart has ended a commit with the fatal INVALID_TXN_STATE; no broker fails on demand)."""
 
-    def __init__(self, producer, error: KafkaError):
-        self.producer, self.error, self.failed = producer, error, False
+    def __init__(self, producer, error: KafkaError, at: int = 1):
+        self.producer, self.error, self.at, self.commits = producer, error, at, 0
 
     def commit_transaction(self, *args):
-        if not self.failed:
-            self.failed = True
+        self.commits += 1
+        if self.commits == self.at:
             raise KafkaException(self.error)
         return self.producer.commit_transaction(*args)
 
@@ -389,6 +389,48 @@ def test_a_commit_failing_as_partitions_are_lost_is_not_raised(kafka_connection,
     assert committed_offset(batch, topics["landing"]) < 0
     delivery.deliver(batch, outputs(topics["out"], 5))  # the producer recovered
     assert len(visible(kafka_connection, topics["out"], 5)) == 5
+    delivery.close(30)
+
+
+def test_fencing_met_by_a_commit_in_flight_drops_the_waiting_batch(kafka_connection, transactional_id, topics, batch):
+    gate = threading.Event()
+    counting = CountingBegins(FailingOnce(make_producer(kafka_connection, transactional_id=transactional_id), _fatal(KafkaError.PRODUCER_FENCED)))
+    delivery = ExactlyOnce(GatedCommit(counting, gate, "commit_transaction"), timeout=30)
+    delivery.start()
+    delivery.write(batch, outputs(topics["out"], 5))  # its commit will be fenced
+    delivery.write(batch, outputs(topics["out"], 0))  # waits for its turn
+    gate.set()
+    with pytest.raises(ProcessorFatalError, match="fenced"):
+        delivery.settle(batch)
+    assert not delivery.committing and counting.begun == 1, "nothing began a transaction after the fencing"
+
+
+class CoordinatorDown:
+    """A real consumer whose group coordinator cannot tell its committed offsets (after a broker restart,
+    librdkafka could not find it for a minute)."""
+
+    def __init__(self, consumer):
+        self.consumer = consumer
+
+    def committed(self, *args, **kwargs):
+        raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "Failed to get committed offsets: Local: Timed out"))
+
+    def __getattr__(self, name):
+        return getattr(self.consumer, name)
+
+
+def test_a_rewind_to_offsets_it_committed_needs_no_coordinator(kafka_connection, topics, transactional_id, batch, consume):
+    producer = make_producer(kafka_connection, transactional_id=transactional_id)
+    delivery = ExactlyOnce(FailingOnce(producer, _abortable(), at=2), timeout=30)
+    delivery.start()
+    down = CoordinatorDown(batch)
+    delivery.deliver(down, outputs(topics["out"], 5))
+    _more_landing_records(kafka_connection, topics["landing"])
+    consume(batch, lambda messages: len(messages) >= 5)
+    with pytest.raises(BatchAborted, match="injected"):  # not ProcessorFatalError: committed() was not needed
+        delivery.deliver(down, outputs(topics["out"], 5))
+    again = consume(batch, lambda messages: len(messages) >= 5)
+    assert sorted(m.offset() for m in again) == list(range(5, 10))
     delivery.close(30)
 
 
