@@ -161,9 +161,10 @@ class _Pipelined:
         self._waiting: _Made | None = None
         #: A failure met in a rebalance callback, raised (after a rewind) by the next write or settle.
         self._failure: BaseException | None = None
-        #: The offsets this delivery committed, per (topic, partition) still assigned: a rewind seeks
-        #: to them without asking the group coordinator, which a broker restart left unreachable for
-        #: a minute (the rewind's 45 s of patience ran out: tests/processor/test_crash_recovery.py).
+        #: The offsets this delivery committed, per (topic, partition) still assigned: a rewind after a
+        #: commit that surely failed seeks to them without asking the group coordinator, which a broker
+        #: restart left unreachable for a minute (the rewind's 45 s of patience ran out:
+        #: tests/processor/test_crash_recovery.py).
         self._committed_offsets: dict[tuple[str, int], int] = {}
 
     @property
@@ -325,8 +326,12 @@ class _Pipelined:
         self._waiting = None
         if not recovered:
             self._recover(exc)
-        rewind(consumer, self.timeout, known=self._committed_offsets)
+        rewind(consumer, self.timeout, known=self._committed_offsets if self._not_committed(exc) else None)
         raise BatchAborted(str(exc)) from exc
+
+    def _not_committed(self, exc: _BatchFailed) -> bool:
+        """Whether *exc* says the failed commit left the committed offsets where this delivery last put them."""
+        return True
 
 
 class ExactlyOnce(_Pipelined):
@@ -376,6 +381,12 @@ class ExactlyOnce(_Pipelined):
     def _committed(self, commit: _Commit) -> None:
         self._renewed = False
         super()._committed(commit)
+
+    def _not_committed(self, exc: _BatchFailed) -> bool:
+        # An abortable error means the transaction did not commit. After a fatal error or a wedged
+        # call it may have: the new producer's init_transactions completes a commit the coordinator
+        # had begun. Then only the coordinator knows the offsets.
+        return isinstance(exc, _Abortable)
 
     def _bounded(self, fn):
         """*fn* run in a helper thread and given up on (``_Wedged``) past ``timeout + WEDGE_GRACE_S``."""
