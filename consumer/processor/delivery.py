@@ -53,7 +53,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import NoReturn
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer, TopicPartition
@@ -146,7 +147,7 @@ def _committed_offsets(consumer: Consumer, partitions: list[TopicPartition], tim
                 raise ProcessorFatalError(f"cannot read committed offsets to re-read the batch: {error.str()}") from exc
 
 
-class _Pipelined:
+class _Pipelined(ABC):
     """What both policies share: batches made while the one before commits, committed one after another."""
 
     #: How long a commit in flight may take before it counts as wedged (None: no limit).
@@ -241,13 +242,13 @@ class _Pipelined:
     def close(self, timeout: float) -> None:
         self.producer.flush(timeout)
 
+    @abstractmethod
     def _produce_batch(self, consumer: Consumer, batch: _Made) -> Callable[[], None]:
         """Produce the batch's outputs; return the call that commits them (run in a helper thread)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _recover(self, exc: _BatchFailed) -> None:
         """Leave the producer ready for the next batch after *exc*."""
-        raise NotImplementedError
 
     # -- moving on ---------------------------------------------------------------------
 
