@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import signal
 import threading
 import time
@@ -136,6 +137,11 @@ class App:
         # batch would otherwise wait for its codec's tables.
         started = time.monotonic()
         prepare_decoders()
+        # The tables live as long as the process: frozen, the collector's full collections no
+        # longer walk them (~50 ms each, ~5 us a record at 30 KB pages). Garbage first, so none
+        # of it is frozen with them.
+        gc.collect()
+        gc.freeze()
         self.log.info(
             "decoder tables ready",
             seconds=round(time.monotonic() - started, 2),

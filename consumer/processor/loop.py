@@ -119,8 +119,8 @@ class Processor:
             self._hooks.batch_done(records, time.monotonic() - started)
 
         def outputs() -> Iterator[Output]:
-            # Routed one by one as the delivery produces them: the producer compresses and
-            # sends the first records of the batch while the loop decodes the rest.
+            # Routed one by one as the delivery makes them: between two, it looks whether the
+            # commit in flight has ended, to start the batch waiting behind it at once.
             for message in records:
                 result = self._fit(message, self.route(message))
                 routed.append(result)
