@@ -18,11 +18,11 @@ Per contender and mode:
   done when its offset is committed: with its outputs in exactly-once, after
   they are flushed in at-least-once; start-up and group join excluded). The
   outputs are read afterwards, untimed, to check that every record has one:
-  a reader during the round would take ~100 us of CPU a record from the two
-  cores the contender shares, slowing a CPU-bound contender more than a
-  round-trip-bound one. --rounds alternating rounds (pass-through, processor,
-  pass-through, ...), each contender's median round reported, with the median
-  of the per-round ratios;
+  a reader during the round took ~100 us of CPU a record from the two cores
+  the contender and the broker share, and slowed both contenders (without it
+  both run faster; their ratio did not move). --rounds alternating rounds
+  (pass-through, processor, pass-through, ...), each contender's median round
+  reported, with the median of the per-round ratios;
 - CPU: user + system time of the child process per record, from the first
   commit to the end, read from /proc, in all and split between its Python
   threads and its librdkafka threads ("rdk:*": compression, fetching);
@@ -228,9 +228,9 @@ class Progress:
     were done (outputs written, offsets committed with them) and when.
 
     A throughput round is timed by this rather than by reading the outputs: a reader fetches and
-    decompresses every output (~100 us of CPU a record, measured: ~12% of this two-core machine), and
-    in the same run that load slows a contender bound by the CPU more than one bound by round
-    trips. The outputs are read afterwards, untimed, to check that every record has one.
+    decompresses every output (~100 us of CPU a record, measured: ~12% of this two-core machine),
+    a load that belongs to neither contender and slowed both. The outputs are read afterwards,
+    untimed, to check that every record has one.
     """
 
     connection: KafkaConnection
