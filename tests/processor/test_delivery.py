@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 import uuid
 
 import pytest
@@ -261,26 +260,28 @@ class CountingBegins:
 def test_a_waiting_batch_commits_as_soon_as_the_one_before_ends(
     kafka_connection, topics, transactional_id, batch, consume
 ):
+    gate = threading.Event()
     producer = CountingBegins(make_producer(kafka_connection, transactional_id=transactional_id))
-    delivery = ExactlyOnce(producer, timeout=30)
+    delivery = ExactlyOnce(GatedCommit(producer, gate, "commit_transaction"), timeout=30)
     delivery.start()
-    delivery.write(batch, outputs(topics["out"], 5))  # committing
+    delivery.write(batch, outputs(topics["out"], 5))  # committing, held at the gate
     delivery.write(batch, outputs(topics["out"], 0))  # waiting for its turn (no records: offsets only)
-    assert producer.begun <= 2
-    begun_while_made: list[int] = []
+    assert producer.begun == 1
+    first_commit_ended = delivery._committing.work.done  # the end of the commit in flight, as write() sees it
+    begun: list[int] = []
 
     def third():
-        # Made slowly: between two outputs the first commit ends, and the waiting batch must
-        # begin its transaction then, not once this batch is made.
-        for i in range(2000):
-            if producer.begun == 2:
-                begun_while_made.append(i)
-                return
-            yield Output(topics["out"], b"k", f"third-{i}".encode(), None)
-            time.sleep(0.01)
+        # The first commit ends while this batch is made: the waiting batch must begin its
+        # transaction at the next output, not once this batch is made.
+        yield Output(topics["out"], b"k", b"third-0", None)
+        gate.set()
+        assert first_commit_ended.wait(30)
+        yield Output(topics["out"], b"k", b"third-1", None)  # write() looks at the commit after this one
+        begun.append(producer.begun)
+        yield Output(topics["out"], b"k", b"third-2", None)
 
     delivery.write(batch, third())
-    assert begun_while_made, "the waiting batch began only after the next one was made"
+    assert begun == [2], "the waiting batch began only after the next one was made"
     delivery.settle(batch)
     assert producer.begun == 3
     delivery.close(30)
@@ -313,37 +314,36 @@ def test_a_failed_commit_aborts_it_and_the_next_batch_and_both_are_read_again(
     delivery.close(30)
 
 
-class SlowCommit:
-    """A real producer whose commit_transaction starts a second late."""
-
-    def __init__(self, producer):
-        self.producer = producer
-
-    def commit_transaction(self, *args):
-        time.sleep(1.0)  # the commit is still in flight when the rebalance callback runs
-        return self.producer.commit_transaction(*args)
-
-    def __getattr__(self, name):
-        return getattr(self.producer, name)
+def _opening(gate: threading.Event) -> None:
+    """Opens *gate* from another thread, now: a commit held at it is in flight when the call that
+    follows starts (after the gate it still needs the broker), and ends while that call runs."""
+    threading.Thread(target=gate.set, daemon=True).start()
 
 
 @pytest.mark.parametrize("callback", ["revoked", "lost"])
 def test_a_rebalance_waits_for_the_commit_in_flight(kafka_connection, topics, transactional_id, batch, callback):
-    delivery = ExactlyOnce(SlowCommit(make_producer(kafka_connection, transactional_id=transactional_id)), timeout=30)
+    gate = threading.Event()
+    real = make_producer(kafka_connection, transactional_id=transactional_id)
+    producer = GatedCommit(real, gate, "commit_transaction")
+    delivery = ExactlyOnce(producer, timeout=30)
     delivery.start()
     committed = []
     delivery.write(batch, outputs(topics["out"], 5), lambda: committed.append(1))
+    assert delivery.committing and committed == []  # held at the gate
+    _opening(gate)
     getattr(delivery, callback)(batch)
     # The partitions' next owner starts after the batch: its outputs and offsets are committed.
-    assert committed == [1] and not delivery.committing
+    assert producer.overlapped and committed == [1] and not delivery.committing
     assert visible(kafka_connection, topics["out"], 5) == [f"out-{i}".encode() for i in range(5)]
     assert committed_offset(batch, topics["landing"]) == 5
     delivery.close(30)
 
 
-def _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume) -> ExactlyOnce:
-    """A delivery whose first batch commits, held at a gate for half a second from now, and whose second
-    batch is made and waits for its turn."""
+def _second_batch_waiting(
+    kafka_connection, transactional_id, topics, batch, consume
+) -> tuple[ExactlyOnce, threading.Event]:
+    """A delivery whose first batch commits, held at the gate returned with it, and whose second batch
+    is made and waits for its turn."""
     gate = threading.Event()
     counting = CountingBegins(make_producer(kafka_connection, transactional_id=transactional_id))
     delivery = ExactlyOnce(GatedCommit(counting, gate, "commit_transaction"), timeout=30)
@@ -354,12 +354,12 @@ def _second_batch_waiting(kafka_connection, transactional_id, topics, batch, con
     second = (Output(o.topic, o.key, f"second-{i}".encode(), None) for i, o in enumerate(outputs(topics["out"], 5)))
     delivery.write(batch, second)
     assert counting.begun == 1, "the second batch waits: its transaction has not begun"
-    threading.Timer(0.5, gate.set).start()  # the rebalance callback below finds the first commit in flight
-    return delivery
+    return delivery, gate
 
 
 def test_on_revoke_the_waiting_batch_commits_too(kafka_connection, topics, transactional_id, batch, consume):
-    delivery = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume)
+    delivery, gate = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume)
+    _opening(gate)  # the callback finds the first commit in flight
     delivery.revoked(batch)
     assert not delivery.committing
     assert len(visible(kafka_connection, topics["out"], 10)) == 10
@@ -368,7 +368,8 @@ def test_on_revoke_the_waiting_batch_commits_too(kafka_connection, topics, trans
 
 
 def test_on_loss_the_waiting_batch_is_dropped_uncommitted(kafka_connection, topics, transactional_id, batch, consume):
-    delivery = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume)
+    delivery, gate = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume)
+    _opening(gate)  # the callback finds the first commit in flight
     delivery.lost(batch)  # the commit in flight ends; the waiting batch never begins its transaction
     assert not delivery.committing
     assert visible(kafka_connection, topics["out"], 10) == [f"out-{i}".encode() for i in range(5)]
