@@ -22,7 +22,9 @@ Per contender and mode:
   the contender and the broker share, and slowed both contenders (without it
   both run faster; their ratio did not move). --rounds alternating rounds
   (pass-through, processor, pass-through, ...), each contender's median round
-  reported, with the median of the per-round ratios;
+  reported, with the median of the per-round ratios, its distribution-free
+  95% interval (order statistics; six rounds at least) and how many rounds
+  fell below the 0.8x target;
 - CPU: user + system time of the child process per record, from the first
   commit to the end, read from /proc, in all and split between its Python
   threads and its librdkafka threads ("rdk:*": compression, fetching);
@@ -46,6 +48,7 @@ KAFKA_BOOTSTRAP_SERVERS, or starts a LocalBroker.  No assertions: numbers only.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import signal
@@ -69,6 +72,8 @@ from consumer.serialization.schemas import SchemaStore  # noqa: E402
 
 MiB = 1024 * 1024
 PARTITIONS = 3  # of every benchmark topic
+#: The issue's throughput target: the processor's records/s at least this share of the pass-through's.
+TARGET_RATIO = 0.8
 WORDS = {
     "en": "the of and to in is that for it with as was on be by this are from at or have an they which one had".split(),
     "fr": "le de la et les des en un une du est que pour qui dans par sur pas au avec ce sont été être élève très".split(),
@@ -534,7 +539,7 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
                       f"{1 - result.main_ran - result.main_waited:.0%}", flush=True)  # fmt: skip
         ratios = [p.records_s / q.records_s for p, q in zip(rounds["processor"], rounds["pass-through"])]
         print(f"  {mode}: processor / pass-through records/s by round: "
-              + ", ".join(f"{r:.2f}x" for r in ratios) + f"; median {statistics.median(ratios):.2f}x", flush=True)  # fmt: skip
+              + ", ".join(f"{r:.2f}x" for r in ratios) + f"; {ratio_summary(ratios)}", flush=True)  # fmt: skip
         results.extend(_median_result(rounds[kind]) for kind in ("pass-through", "processor"))
         rates = {result.name: result.records_s for result in results[-2:]}
         rate = 0.5 * min(rates.values())
@@ -546,6 +551,26 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
     if args.big:
         results.append(big_messages(args, connection))
     return results
+
+
+def median_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float] | None:
+    """A distribution-free interval for the median: the k-th smallest and k-th largest values, with k
+    the largest for which Binomial(n, 1/2) puts at most (1 - confidence) / 2 below k.  None when
+    there are too few values for one (fewer than six at 95%)."""
+    ordered, n = sorted(values), len(values)
+    below, k = 0.0, 0
+    while below + math.comb(n, k) / 2**n <= (1 - confidence) / 2:
+        below += math.comb(n, k) / 2**n
+        k += 1
+    return None if k == 0 else (ordered[k - 1], ordered[n - k])
+
+
+def ratio_summary(ratios: list[float]) -> str:
+    """The median ratio with its 95% interval, and how many rounds fell below the target."""
+    interval = median_interval(ratios)
+    spread = f" (95% interval {interval[0]:.2f}x-{interval[1]:.2f}x)" if interval else ""
+    below = sum(r < TARGET_RATIO for r in ratios)
+    return f"median {statistics.median(ratios):.2f}x{spread}; {below} of {len(ratios)} rounds below {TARGET_RATIO}x"
 
 
 def _median_result(rounds: list[Result]) -> Result:
