@@ -558,10 +558,10 @@ def median_interval(values: list[float], confidence: float = 0.95) -> tuple[floa
     the largest for which Binomial(n, 1/2) puts at most (1 - confidence) / 2 below k.  None when
     there are too few values for one (fewer than six at 95%)."""
     ordered, n = sorted(values), len(values)
-    below, k = 0.0, 0
-    while below + math.comb(n, k) / 2**n <= (1 - confidence) / 2:
-        below += math.comb(n, k) / 2**n
+    k, below = 0, 1 / 2**n  # below: P(X <= k) for X ~ Binomial(n, 1/2)
+    while below <= (1 - confidence) / 2:
         k += 1
+        below += math.comb(n, k) / 2**n
     return None if k == 0 else (ordered[k - 1], ordered[n - k])
 
 
