@@ -9,7 +9,9 @@ domain is a prior, not an override, and windows-1252 is the fallback.
 
 How a guess is made (``detect``):
 
-1. Only the first ``MAX_EXAMINED`` bytes are looked at.  No high byte there:
+1. Only ``MAX_EXAMINED`` bytes are looked at: the first ones, or, when the
+   first half of them is all ASCII, those from just before the body's first
+   non-ASCII byte (``_evidence_start``).  No high byte there:
    ISO-2022-JP if its escape sequences occur, else the TLD's (or the default)
    encoding, since every ASCII-compatible encoding gives the same text.
 2. A window of ``WINDOW`` bytes from the first non-ASCII byte (grown up to
@@ -201,6 +203,8 @@ TLD_BONUS = 6.0
 
 _ASCII_BYTES = bytes(range(0x80))
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+#: ASCII bytes kept before the first non-ASCII one when the examined bytes start further in.
+_CONTEXT_BYTES = 256
 _ASCII_RUN = re.compile("[\x00-\x7f]+")
 # ESC $ @, ESC $ B (JIS X 0208), ESC ( J (Roman), ESC ( I (katakana).
 _ISO_2022_JP_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
@@ -222,9 +226,29 @@ def detect(body: bytes, tld: str | None = None) -> Detection:
     """
     hint = _normalise_tld(tld)
     try:
-        return _detect(bytes(body[:MAX_EXAMINED]), len(body) <= MAX_EXAMINED, hint)
+        start = _evidence_start(body)
+        end = start + MAX_EXAMINED
+        return _detect(bytes(body[start:end]), end >= len(body), hint)
     except Exception:  # noqa: BLE001 - a detector must not take the page down; the default is what browsers use
         return Detection(_fallback(hint), 0.0)
+
+
+def _evidence_start(body: bytes) -> int:
+    """Where the examined bytes start: the body's start, or a little before its first non-ASCII byte.
+
+    Every candidate decodes ASCII alike, so an all-ASCII prefix carries no
+    evidence: a page whose first letters beyond ASCII follow 64 KiB of inline
+    script, CSS or comments would otherwise be judged on ASCII alone.  When the
+    first half of the window holds no non-ASCII byte, the window starts
+    ``_CONTEXT_BYTES`` before the first one (the search runs once, in C, linear
+    in the body).  Every byte before that one is ASCII, hence a whole character
+    in every candidate but ISO-2022-JP (7-bit, and then there is no non-ASCII
+    byte): the window starts on a character boundary.
+    """
+    first_high = _HIGH_BYTE.search(body)
+    if first_high is None or first_high.start() < MAX_EXAMINED // 2:
+        return 0
+    return first_high.start() - _CONTEXT_BYTES
 
 
 def _normalise_tld(tld: str | None) -> str | None:

@@ -4,16 +4,19 @@ Implements the HTML Standard's "determining the character encoding"
 (https://html.spec.whatwg.org/multipage/parsing.html#determining-the-character-encoding)
 for a whole, already-received body, with two documented improvements:
 
-1. *Strict first.*  Each candidate is tried strictly, in precedence order; one
-   that does not decode without errors is recorded in ``conflicts`` and the
-   next is tried.  Only when no candidate decodes cleanly is the result lossy,
-   and then it is the browser's choice, decoded with U+FFFD and counted.
+1. *Strict first.*  Each declaration and guess is tried strictly, in
+   precedence order; one that does not decode without errors is recorded in
+   ``conflicts`` and the next is tried.  Only when no candidate decodes
+   cleanly is the result lossy, and then it is the browser's choice, decoded
+   with U+FFFD and counted.  A byte order mark is not a candidate but the
+   answer, as in the Encoding Standard's decode: malformed bytes after it are
+   replaced and counted, never a reason to read the body another way.
 2. *Valid UTF-8 is UTF-8.*  When nothing is declared, a body that is valid
    UTF-8 is decoded as UTF-8 before detection is consulted.
 
 Precedence, highest first (each step is one small function below):
 
-    BOM > override (force) > Content-Type charset > meta prescan (first 1024
+    BOM (final) > override (force) > Content-Type charset > meta prescan (first 1024
     bytes) > late <meta> in the head > XML declaration (XML types) > JSON is
     UTF-8 > valid UTF-8 > override (fallback) > detection (TLD hint) >
     windows-1252
@@ -93,7 +96,7 @@ def text_utf8(decoded: Decoded, body: bytes) -> bytes | None:
     """``decoded.text`` encoded as UTF-8, when *body* (what ``decode`` was given) already holds it.
 
     A UTF-8 decode without replacements is the text of these very bytes, minus
-    the BOM when the BOM decided (see ``_Resolution._bytes_for``): a writer can
+    the BOM (which always decides: ``_Resolution.decided_by_bom``): a writer can
     copy them instead of encoding the text again.  None for any other decode.
     """
     if decoded.encoding != "UTF-8" or decoded.replacements:
@@ -115,8 +118,8 @@ def _undisputed_utf8(body: bytes, content_type: str | None, lazy_text: bool = Fa
     generators (half the cost of a decode, bench/decode.py).
     tests/decoding/test_resolve.py checks it against ``_Resolution``.
     """
-    header, is_json, is_xml = _content_type_facts(content_type)
-    if is_json or is_xml or body.startswith(_BOMS_AND_XML_STARTS):
+    header, unknown_label, is_json, is_xml = _content_type_facts(content_type)
+    if is_json or is_xml or unknown_label is not None or body.startswith(_BOMS_AND_XML_STARTS):
         return None
     # Neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer is its <meta> part.
     meta = prescan_meta(body)
@@ -195,7 +198,7 @@ class _Resolution:
     ):
         self.body = body
         self.lazy_text = lazy_text
-        self.header, self.is_json, self.is_xml = _content_type_facts(content_type)
+        self.header, unknown_label, self.is_json, self.is_xml = _content_type_facts(content_type)
         self.url = url
         self._host = _NOT_PARSED
         # An empty table has no override for any host: the URL is parsed only when needed.
@@ -209,6 +212,8 @@ class _Resolution:
             "xml": xml_declared_encoding(self.payload) if self.payload.startswith(_XML_DECLARATION_STARTS) else None,
         }
         self.conflicts: list[str] = _disagreements(self.declared)
+        if unknown_label is not None:
+            self.conflicts.append(f"http-header charset {unknown_label!r} is not a known encoding: ignored")
         self.tried: set[str] = set()
         self.browser_choice: tuple[str, str] | None = None
 
@@ -219,13 +224,15 @@ class _Resolution:
         return self._host
 
     def run(self) -> Decoded:
+        if self.bom:
+            return self.decided_by_bom()
         for source, encoding, confidence in self.candidates():
             if self.browser_choice is None:
                 self.browser_choice = (source, encoding)
             if encoding in self.tried:
                 continue
             self.tried.add(encoding)
-            data = self._bytes_for(source)
+            data = self.payload  # the body: a body with a BOM never gets here
             if encoding == "UTF-8":
                 decoded = self.utf8(data, source, confidence)
                 if decoded is not None:
@@ -240,9 +247,7 @@ class _Resolution:
     # -- candidates, in precedence order ---------------------------------
 
     def candidates(self) -> Iterator[tuple[str, str, float | None]]:
-        """Yield (source, encoding, confidence), highest precedence first, lazily."""
-        if self.bom:
-            yield "bom", self.bom, None
+        """Yield (source, encoding, confidence), highest precedence first, lazily (a BOM is not one: ``run``)."""
         if self._override_is(OverrideMode.FORCE):
             yield "override", self.override.encoding, None
         yield from self.declarations()
@@ -253,8 +258,10 @@ class _Resolution:
         # first.  A body with any byte >= 0x80 cannot be ISO-2022-JP, and is left to the UTF-8
         # step (a stray ESC $ B in a UTF-8 page must not hand it to the detector).  Every
         # escape starts with ESC: the memchr-speed test spares the other two most bodies.
+        # XML with nothing declared is UTF-8 by XML's own rule (XML 1.0, 4.3.3): the UTF-8 step first.
         if (
             not declared_any
+            and not self.is_xml
             and b"\x1b" in self.payload
             and self.payload.isascii()
             and _ISO_2022_JP_ESCAPE.search(self.payload)
@@ -293,7 +300,10 @@ class _Resolution:
                 self.browser_choice = ("utf-8-valid", "UTF-8")
             return
         guess = detect(self.payload, tld_of(self.host))
-        if declared_any and guess.confidence < CONFIDENT_DETECTION:
+        # A late <meta> is the weakest declaration (read past the prescan's window, Chromium's rule):
+        # once it failed strictly, a guess that decodes cleanly beats it at any confidence.
+        declared_firmly = declared_any and self.browser_choice[0] != "meta-late"
+        if declared_firmly and guess.confidence < CONFIDENT_DETECTION:
             self.conflicts.append(f"detector guessed {guess.encoding} with low confidence {guess.confidence:.2f}: not used")
             return
         yield "detector", guess.encoding, guess.confidence
@@ -320,6 +330,26 @@ class _Resolution:
             self.override if source == "override" else None,
         )
 
+    def decided_by_bom(self) -> Decoded:
+        """The BOM's encoding, final: the Encoding Standard's decode never looks past a BOM.
+
+        Malformed bytes after it become U+FFFD, counted in ``replacements`` (so
+        ``lossy``); a header, ``<meta>`` or detector that would decode the bytes
+        cleanly another way is not consulted (the bytes after a UTF-8 BOM read
+        as windows-1252 start with "ï»¿").
+        """
+        if self.bom == "UTF-8":
+            decoded = self.utf8(self.payload, "bom", None)
+            if decoded is not None:
+                return decoded
+        else:
+            text = decode_strict(self.bom, self.payload)
+            if text is not None:
+                return self.result(text, self.bom, "bom", 0)
+        text, replacements = decode_bytes(self.bom, self.payload)
+        self.conflicts.append(f"bom {self.bom}: the bytes after it do not decode without errors")
+        return self.result(text, self.bom, "bom", replacements)
+
     def utf8(self, data: bytes, source: str, confidence: float | None) -> Decoded | None:
         """The answer if *data* (the body, or the payload after the BOM) is valid UTF-8, else None."""
         override = self.override if source == "override" else None
@@ -329,15 +359,11 @@ class _Resolution:
     def lossy(self) -> Decoded:
         """Nothing decodes cleanly: the browser's choice, with U+FFFD counted."""
         source, encoding = self.browser_choice or ("default", DEFAULT_ENCODING)
-        data = self._bytes_for(source)
+        data = self.payload
         text, replacements = decode_bytes(encoding, data)
         return self.result(text, encoding, source, replacements)
 
     # -- helpers -------------------------------------------------------------
-
-    def _bytes_for(self, source: str) -> bytes:
-        # The BOM is stripped only when the BOM decides the encoding.
-        return self.payload if source == "bom" or self.bom_length == 0 else self.body
 
     def _override_is(self, mode: OverrideMode) -> bool:
         return self.override is not None and self.override.mode is mode
@@ -350,17 +376,22 @@ class _Resolution:
         return multibyte > errors
 
 
-def _content_type_facts(content_type: str | None) -> tuple[str | None, bool, bool]:
-    """(the charset parameter's encoding, JSON MIME type?, XML MIME type?) of a Content-Type value."""
+def _content_type_facts(content_type: str | None) -> tuple[str | None, str | None, bool, bool]:
+    """Of a Content-Type value: (the charset parameter's encoding, the charset parameter when it
+    names no encoding, JSON MIME type?, XML MIME type?)."""
     if content_type is None or len(content_type) > _CACHEABLE_LENGTH:
         return _parse_content_type(content_type)
     return _parse_content_type_cached(content_type)
 
 
-def _parse_content_type(content_type: str | None) -> tuple[str | None, bool, bool]:
+def _parse_content_type(content_type: str | None) -> tuple[str | None, str | None, bool, bool]:
     mime = extract_mime_type(content_type)
-    header = None if mime is None else get_encoding(mime.parameters.get("charset"))
-    return header, is_json_mime(mime), is_xml_mime(mime)
+    label = None if mime is None else mime.parameters.get("charset")
+    header = get_encoding(label)
+    # An empty or unknown label is ignored as browsers do, but said (the decode would otherwise
+    # look as if nothing had been declared).
+    unknown = label if label is not None and header is None else None
+    return header, unknown, is_json_mime(mime), is_xml_mime(mime)
 
 
 # A crawl sees few distinct Content-Type values; only short ones are cached, so hostile

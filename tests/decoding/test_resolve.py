@@ -90,6 +90,52 @@ def test_bom_beats_force_override():
     assert decoded.override is None
 
 
+# -- a byte order mark is final ------------------------------------------------------------
+# The Encoding Standard's decode takes the BOM's encoding and never looks further: malformed
+# bytes after it are replaced and counted, not a reason to try the header, <meta> or detector.
+
+
+def test_utf8_bom_with_a_page_cut_mid_character_stays_utf8_and_is_lossy():
+    body = b"\xef\xbb\xbf" + page("Café").encode("utf-8") + "é".encode()[:1]
+    decoded = decode(body, "text/html; charset=iso-8859-1")
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "bom")
+    assert decoded.replacements == 1 and decoded.lossy
+    assert decoded.text.startswith("<!DOCTYPE html>") and "Café" in decoded.text
+    assert decoded.text.endswith("\ufffd")
+    assert "ï»¿" not in decoded.text and "CafÃ©" not in decoded.text
+    assert any("bom UTF-8" in c and "without errors" in c for c in decoded.conflicts)
+
+
+def test_odd_length_utf16le_page_stays_utf16le():
+    body = b"\xff\xfe" + page("Grüße").encode("utf-16-le") + b"<"
+    decoded = decode(body, "text/html; charset=iso-8859-1")
+    assert (decoded.encoding, decoded.source, decoded.replacements) == ("UTF-16LE", "bom", 1)
+    assert decoded.text == page("Grüße") + "\ufffd"
+
+
+@pytest.mark.parametrize(
+    "body, encoding, text",
+    [
+        (b"\xef\xbb\xbf\xd6", "UTF-8", "\ufffd"),  # was windows-1252 "ï»¿Ö"
+        (b"\xff\xfe\xd9\xde", "UTF-16LE", "\ufffd"),  # a lone trail surrogate; was ISO-8859-5 by the detector
+        (b"\xfe\xff\xd8\x00", "UTF-16BE", "\ufffd"),  # a lone lead surrogate
+    ],
+    ids=["utf-8", "utf-16le", "utf-16be"],
+)
+def test_a_bom_with_nothing_else_declared_is_not_second_guessed_by_the_detector(body, encoding, text):
+    decoded = decode(body, None)
+    assert (decoded.encoding, decoded.source) == (encoding, "bom")
+    assert decoded.text == text
+
+
+@pytest.mark.parametrize("lazy_text", [False, True])
+def test_a_bom_beats_a_header_even_when_the_header_would_decode_cleanly(lazy_text):
+    body = b"\xef\xbb\xbf" + "Ж".encode("cp1251") + b" text"
+    decoded = decode(body, "text/html; charset=windows-1251", lazy_text=lazy_text)
+    assert (decoded.encoding, decoded.source, decoded.replacements) == ("UTF-8", "bom", 1)
+    assert decoded.text == "\ufffd text"
+
+
 def test_force_override_beats_header_and_meta():
     body = page("日本語", meta("utf-8")).encode("cp932")
     decoded = decode(body, "text/html; charset=utf-8", "https://www.example.jp/a", [override()])
@@ -366,3 +412,70 @@ def test_text_utf8_leaves_out_the_bom_the_decode_stripped():
     decoded = decode(body, "text/html; charset=iso-8859-1")
     assert decoded.source == "bom"
     assert text_utf8(decoded, body) == decoded.text.encode("utf-8") == body[3:]
+
+
+# -- a late <meta> is the weakest declaration ---------------------------------------------
+
+
+def test_a_late_meta_that_fails_strictly_gives_way_to_a_clean_guess_at_any_confidence():
+    # "ñ" alone is windows-1252 by the detector at confidence < 0.5.
+    late = page("ñ", "<!--" + "x" * 1100 + "-->" + meta("utf-8")).encode("cp1252")
+    decoded = decode(late, HTML)
+    assert (decoded.encoding, decoded.source, decoded.lossy) == ("windows-1252", "detector", False)
+    assert decoded.confidence < 0.5 and "<p>ñ</p>" in decoded.text
+    assert any("meta-late UTF-8 does not decode" in c for c in decoded.conflicts)
+    # The same <meta> within the prescan's window is a firm declaration: a guess that unsure is not
+    # taken over it, and the page is reported lossy instead.
+    early = page("ñ", meta("utf-8")).encode("cp1252")
+    assert (decode(early, HTML).source, decode(early, HTML).lossy) == ("meta-prescan", True)
+
+
+# -- what is declared but not understood is said ------------------------------------------
+
+
+@pytest.mark.parametrize("body", [page("abc").encode(), page("Grüße").encode(), page("Grüße").encode("cp1252")])
+@pytest.mark.parametrize("lazy_text", [False, True])
+def test_an_unknown_header_charset_is_recorded_in_conflicts(body, lazy_text):
+    decoded = decode(body, "text/html; charset=utf8x", lazy_text=lazy_text)
+    assert decoded.declared["header"] is None
+    assert "http-header charset 'utf8x' is not a known encoding: ignored" in decoded.conflicts
+
+
+def test_an_empty_header_charset_is_recorded_too():
+    decoded = decode(page("abc").encode(), 'text/html; charset=""')
+    assert any("http-header charset ''" in c for c in decoded.conflicts)
+
+
+# -- XML's own default ----------------------------------------------------------------------
+
+
+def test_undeclared_xml_is_utf8_before_the_iso_2022_jp_escape_check():
+    body = b"<?xml version='1.0'?><a>" + "日本".encode("iso2022_jp") + b"</a>"
+    assert b"\x1b$B" in body and body.isascii()
+    decoded = decode(body, "application/xml")
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "utf-8-valid")
+    assert decode(body, HTML).encoding == "ISO-2022-JP"  # an HTML page's escapes are still looked at
+
+
+# -- detection sees the text, not only the first 64 KiB ------------------------------------
+
+
+SCRIPT_70_KIB = "<script>" + "var counter = counter + 1; // update\n" * 1900 + "</script>"
+
+
+@pytest.mark.parametrize(
+    "text, codec, encoding",
+    [
+        ("Привет, как дела? Это страница на русском языке о погоде в Москве.", "cp1251", "windows-1251"),
+        ("日本語のページです。東京都の天気予報、今日は晴れのち曇りでしょう。", "cp932", "Shift_JIS"),
+        ("한국어 페이지입니다. 서울의 날씨는 오늘 맑고 내일은 비가 오겠습니다.", "cp949", "EUC-KR"),
+        ("Ελληνική σελίδα για τον καιρό στην Αθήνα, σήμερα και αύριο.", "cp1253", "windows-1253"),
+    ],
+    ids=["windows-1251", "Shift_JIS", "EUC-KR", "windows-1253"],
+)
+def test_detection_finds_the_text_after_64_kib_of_inline_script(text, codec, encoding):
+    body = page(text, SCRIPT_70_KIB).encode(codec)
+    assert body.index(text[0].encode(codec)) > 64 * 1024
+    decoded = decode(body, HTML)
+    assert (decoded.encoding, decoded.source, decoded.lossy) == (encoding, "detector", False)
+    assert text in decoded.text
