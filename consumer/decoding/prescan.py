@@ -383,3 +383,57 @@ def extract_meta_charset(content: bytes) -> str | None:
     while end < length and content[end] not in _WHITESPACE and content[end] != 0x3B:  # ";"
         end += 1
     return get_encoding(content[position:end])
+
+
+# -- labels the prescan skips --------------------------------------------------------------
+
+#: "charset" in any ASCII case: a window without it declares nothing, known or not.
+CHARSET_WORD = re.compile(rb"[Cc][Hh][Aa][Rr][Ss][Ee][Tt]")
+# The label of "charset=" in a content attribute, as the extraction algorithm reads it (for
+# reporting only: ``extract_meta_charset`` decides).
+_CONTENT_LABEL = re.compile(rb"""charset[\t\n\x0c\r ]*=[\t\n\x0c\r ]*(?:"([^"]*)"|'([^']*)'|([^\t\n\x0c\r ;"']*))""")
+
+
+def prescan_unknown_label(body: bytes) -> str | None:
+    """The label of the first ``<meta>`` in the prescan's window that declares a charset no encoding has.
+
+    The prescan passes over such a ``<meta>`` (the standard's "if charset is
+    failure, jump to next byte") and a browser ignores it; the resolver says so
+    in ``conflicts``.  The window's ``<meta>`` tags are read as ``prescan_meta``
+    reads them; a ``<meta content="...charset=...">`` counts only with its
+    ``http-equiv="content-type"``.  None when there is no such label.
+    """
+    window_end = min(len(body), PRESCAN_BYTES)
+    if CHARSET_WORD.search(body, 0, window_end) is None:
+        return None
+    position = 0
+    while True:
+        position = _next_meta(body, position, window_end, False)
+        if position < 0:
+            return None
+        tag = _ATTRIBUTES_TO_GT.match(body, position + 5, window_end)
+        if tag is None:
+            return None
+        label = _declared_label(body[position + 5 : tag.end()])
+        if label is not None and get_encoding(label) is None:
+            return label.decode("latin-1")
+        position = tag.end()
+
+
+def _declared_label(attributes: bytes) -> bytes | None:
+    """The charset label a complete ``<meta>``'s attributes declare, known or not (see ``_meta_encoding``)."""
+    values: dict[bytes, bytes] = {}
+    position = 0
+    while True:
+        attribute = _ATTRIBUTE.match(attributes, position)
+        if attribute is None or attribute.group("name") is None:
+            break
+        position = attribute.end()
+        double_quoted, single_quoted, unquoted = attribute.group("dq", "sq", "uq")
+        values.setdefault(attribute.group("name").lower(), double_quoted or single_quoted or unquoted or b"")
+    if b"charset" in values:
+        return values[b"charset"]
+    if values.get(b"http-equiv", b"").lower() != b"content-type":
+        return None
+    found = _CONTENT_LABEL.search(values.get(b"content", b"").lower())
+    return None if found is None else next(group for group in found.groups() if group is not None)

@@ -46,7 +46,7 @@ from .detection import detect
 from .labels import get_encoding
 from .mojibake import looks_double_encoded, utf8_looks_double_encoded
 from .overrides import Override, OverrideMode, OverrideTable, as_table
-from .prescan import late_meta, prescan, prescan_meta
+from .prescan import CHARSET_WORD, PRESCAN_BYTES, late_meta, prescan, prescan_meta, prescan_unknown_label
 from .url import host_of, tld_of
 from .xml_declaration import xml_declared_encoding
 
@@ -123,6 +123,8 @@ def _undisputed_utf8(body: bytes, content_type: str | None, lazy_text: bool = Fa
         return None
     # Neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer is its <meta> part.
     meta = prescan_meta(body)
+    if meta is None and CHARSET_WORD.search(body, 0, PRESCAN_BYTES) is not None:
+        return None  # perhaps a <meta> naming an unknown charset, which the resolution reports
     if header is not None:
         if header != "UTF-8" or meta not in (None, "UTF-8"):
             return None
@@ -214,6 +216,10 @@ class _Resolution:
         self.conflicts: list[str] = _disagreements(self.declared)
         if unknown_label is not None:
             self.conflicts.append(f"http-header charset {unknown_label!r} is not a known encoding: ignored")
+        if self.declared["meta"] is None and not (self.is_json or self.is_xml):
+            unknown_label = prescan_unknown_label(self.payload)
+            if unknown_label is not None:
+                self.conflicts.append(f"meta-prescan charset {unknown_label!r} is not a known encoding: ignored")
         self.tried: set[str] = set()
         self.browser_choice: tuple[str, str] | None = None
 

@@ -441,6 +441,29 @@ def test_an_unknown_header_charset_is_recorded_in_conflicts(body, lazy_text):
     assert "http-header charset 'utf8x' is not a known encoding: ignored" in decoded.conflicts
 
 
+@pytest.mark.parametrize(
+    "head",
+    [meta("utf8x"), '<meta http-equiv="Content-Type" content="text/html; charset=utf8x">'],
+    ids=["charset", "http-equiv"],
+)
+@pytest.mark.parametrize("content_type", [HTML, "text/html; charset=utf-8"])
+@pytest.mark.parametrize("lazy_text", [False, True])
+def test_an_unknown_meta_charset_is_recorded_in_conflicts(head, content_type, lazy_text):
+    decoded = decode(page("Grüße", head).encode(), content_type, lazy_text=lazy_text)
+    assert (decoded.encoding, decoded.declared["meta"]) == ("UTF-8", None)
+    assert "meta-prescan charset 'utf8x' is not a known encoding: ignored" in decoded.conflicts
+
+
+def test_a_known_meta_charset_after_an_unknown_one_still_decides():
+    decoded = decode(page("Привет", meta("utf8x") + meta("windows-1251")).encode("cp1251"), HTML)
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "meta-prescan")
+
+
+def test_the_word_charset_in_the_text_is_no_conflict():
+    decoded = decode(page("set the charset of your page").encode(), HTML)
+    assert decoded.conflicts == ()
+
+
 def test_an_empty_header_charset_is_recorded_too():
     decoded = decode(page("abc").encode(), 'text/html; charset=""')
     assert any("http-header charset ''" in c for c in decoded.conflicts)
