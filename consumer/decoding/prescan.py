@@ -387,11 +387,19 @@ def extract_meta_charset(content: bytes) -> str | None:
 
 # -- labels the prescan skips --------------------------------------------------------------
 
-#: "charset" in any ASCII case: a window without it declares nothing, known or not.
-CHARSET_WORD = re.compile(rb"[Cc][Hh][Aa][Rr][Ss][Ee][Tt]")
 # The label of "charset=" in a content attribute, as the extraction algorithm reads it (for
 # reporting only: ``extract_meta_charset`` decides).
 _CONTENT_LABEL = re.compile(rb"""charset[\t\n\x0c\r ]*=[\t\n\x0c\r ]*(?:"([^"]*)"|'([^']*)'|([^\t\n\x0c\r ;"']*))""")
+
+
+def may_declare_a_charset(body: bytes) -> bool:
+    """Whether the prescan's window holds a ``<meta`` and the word "charset" (any case), cheaply.
+
+    False means no ``<meta>`` there declares a charset, known or not: 0.1 us
+    (the compiled ``<meta`` search) for most pages, ~1 us when there is a ``<meta``.
+    """
+    window_end = min(len(body), PRESCAN_BYTES)
+    return _find_meta(body, 0, window_end) >= 0 and b"charset" in body[:window_end].lower()
 
 
 def prescan_unknown_label(body: bytes) -> str | None:
@@ -403,9 +411,9 @@ def prescan_unknown_label(body: bytes) -> str | None:
     reads them; a ``<meta content="...charset=...">`` counts only with its
     ``http-equiv="content-type"``.  None when there is no such label.
     """
-    window_end = min(len(body), PRESCAN_BYTES)
-    if CHARSET_WORD.search(body, 0, window_end) is None:
+    if not may_declare_a_charset(body):
         return None
+    window_end = min(len(body), PRESCAN_BYTES)
     position = 0
     while True:
         position = _next_meta(body, position, window_end, False)

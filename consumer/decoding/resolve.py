@@ -46,7 +46,7 @@ from .detection import detect
 from .labels import get_encoding
 from .mojibake import looks_double_encoded, utf8_looks_double_encoded
 from .overrides import Override, OverrideMode, OverrideTable, as_table
-from .prescan import CHARSET_WORD, PRESCAN_BYTES, late_meta, prescan, prescan_meta, prescan_unknown_label
+from .prescan import late_meta, may_declare_a_charset, prescan, prescan_meta, prescan_unknown_label
 from .url import host_of, tld_of
 from .xml_declaration import xml_declared_encoding
 
@@ -123,7 +123,7 @@ def _undisputed_utf8(body: bytes, content_type: str | None, lazy_text: bool = Fa
         return None
     # Neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer is its <meta> part.
     meta = prescan_meta(body)
-    if meta is None and CHARSET_WORD.search(body, 0, PRESCAN_BYTES) is not None:
+    if meta is None and may_declare_a_charset(body):
         return None  # perhaps a <meta> naming an unknown charset, which the resolution reports
     if header is not None:
         if header != "UTF-8" or meta not in (None, "UTF-8"):
