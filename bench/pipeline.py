@@ -41,7 +41,8 @@ A last run sends a few 16 MB bodies through the processor (max_body_bytes 16 MiB
 
 The corpus is generated: ~90% UTF-8 pages (declared in the header, in a meta,
 or not at all) and ~10% legacy pages (Shift_JIS, GBK, windows-1251, EUC-KR,
-windows-1252) declared in a meta; each about --kb KB.  Uses
+windows-1252) declared in a meta; each about --kb KB.  With --mix cjk, ~30% are
+legacy pages in Shift_JIS, EUC-JP, Big5 and GBK (a .jp/.tw crawl).  Uses
 KAFKA_BOOTSTRAP_SERVERS, or starts a LocalBroker.  No assertions: numbers only.
 """
 
@@ -82,9 +83,16 @@ WORDS = {
     "zh": "中国 北京 天气 预报 今天 公司 信息 搜索 时间 世界 生活 经济 政治 文化 技术 研究 学校 电话 新闻 网站".split(),
     "ru": "и в не на я быть он с что а по это она этот к но они мы как из у который то за свой весь год".split(),
     "ko": "한국 서울 날씨 예보 오늘 회사 정보 검색 시간 세계 생활 경제 정치 문화 기술 연구 학교 전화 뉴스".split(),
+    "zh_tw": "臺灣 臺北 天氣 預報 今天 公司 資訊 搜尋 時間 世界 生活 經濟 政治 文化 技術 研究 學校 電話 新聞 網站".split(),
 }
 LEGACY = [("ja", "Shift_JIS", "cp932"), ("zh", "GBK", "gbk"), ("ru", "windows-1251", "cp1251"),
           ("ko", "EUC-KR", "cp949"), ("fr", "windows-1252", "cp1252")]  # fmt: skip
+UTF8_LANGUAGES = ["en", "fr", "de", "ja", "zh", "ru", "ko"]  # the UTF-8 pages' (as before zh_tw was added)
+#: The legacy pages of a .jp/.tw/.cn crawl (--mix cjk).
+CJK_LEGACY = [("ja", "Shift_JIS", "cp932"), ("ja", "EUC-JP", "euc_jp"), ("zh_tw", "Big5", "big5"),
+              ("zh", "GBK", "gbk")]  # fmt: skip
+#: --mix: (share of legacy pages, their encodings).
+MIXES = {"web": (0.1, LEGACY), "cjk": (0.3, CJK_LEGACY)}
 
 
 # -- corpus -------------------------------------------------------------------------
@@ -101,17 +109,18 @@ def page(rng: random.Random, kb: int, lang: str, meta: str | None) -> str:
     return f"<!DOCTYPE html><html><head>{head}<title>{lang}</title></head><body>{''.join(paragraphs)}</body></html>\n"
 
 
-def corpus(records: int, kb: int, seed: int = 1, distinct: int = 200) -> list[tuple[str, bytes, str]]:
+def corpus(records: int, kb: int, seed: int = 1, distinct: int = 200, mix: str = "web") -> list[tuple[str, bytes, str]]:
     """(url, body, content type) for *records* records, drawn from *distinct* generated pages."""
     rng = random.Random(seed)
+    share, legacy = MIXES[mix]
     pool = []
     for i in range(distinct):
-        if rng.random() < 0.1:
-            lang, label, codec = LEGACY[i % len(LEGACY)]
+        if rng.random() < share:
+            lang, label, codec = legacy[i % len(legacy)]
             body = page(rng, kb, lang, label).encode(codec, "replace")
             pool.append((f"https://legacy{i}.example/", body, "text/html"))
             continue
-        lang = rng.choice(list(WORDS))
+        lang = rng.choice(UTF8_LANGUAGES)
         how = i % 3
         text = page(rng, kb, lang, "utf-8" if how == 1 else None)
         content_type = "text/html; charset=utf-8" if how == 0 else "text/html"
@@ -512,8 +521,8 @@ def _landing_timestamps(connection: KafkaConnection, topic: str, count: int) -> 
 
 
 def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
-    items = corpus(args.records, args.kb)
-    latency_items = corpus(args.latency_records, args.kb, seed=2)
+    items = corpus(args.records, args.kb, mix=args.mix)
+    latency_items = corpus(args.latency_records, args.kb, seed=2, mix=args.mix)
     results = []
     for mode in args.modes:
         rounds: dict[str, list[Result]] = {"pass-through": [], "processor": []}
@@ -631,6 +640,9 @@ def main() -> int:
         "--modes", nargs="+", default=["at-least-once", "exactly-once"], choices=["at-least-once", "exactly-once"]
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="per run")
+    parser.add_argument("--mix", choices=sorted(MIXES), default="web",
+                        help="web: ~10%% legacy pages (Shift_JIS, GBK, windows-1251, EUC-KR, windows-1252); "
+                             "cjk: ~30%% Shift_JIS, EUC-JP, Big5 and GBK pages, as a .jp/.tw crawl")  # fmt: skip
     # The pass-through child's own options.
     parser.add_argument("--passthrough", action="store_true", help=argparse.SUPPRESS)
     for name in ("--landing", "--output", "--group", "--txn", "--mode"):
@@ -647,7 +659,9 @@ def main() -> int:
         broker = LocalBroker()
         bootstrap = broker.start()
     try:
-        print(f"broker {bootstrap}; {args.records} records of ~{args.kb} KB, batch {args.batch_size}", flush=True)
+        legacy = sum(url.startswith("https://legacy") for url, _, _ in corpus(args.records, args.kb, mix=args.mix))
+        print(f"broker {bootstrap}; {args.records} records of ~{args.kb} KB, mix {args.mix} "
+              f"({legacy / args.records:.0%} legacy pages), batch {args.batch_size}", flush=True)  # fmt: skip
         results = run(args, KafkaConnection(bootstrap))
     finally:
         if broker is not None:
