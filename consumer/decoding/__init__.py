@@ -6,6 +6,7 @@ Nothing here touches Kafka, Avro, logging or the clock.  Start reading at
 
 from .decoded import DECLARATION_PLACES, SOURCES, Decoded
 from .codecs import prepare
+from .mime_sniff import MEDIA_FAMILIES, media_family, non_text_type
 from .overrides import Override, OverrideMode, OverrideTable
 from .resolve import decode, text_utf8
 
@@ -13,10 +14,13 @@ __all__ = [
     "DECLARATION_PLACES",
     "SOURCES",
     "Decoded",
+    "MEDIA_FAMILIES",
     "Override",
     "OverrideMode",
     "OverrideTable",
     "decode",
+    "media_family",
+    "non_text_type",
     "prepare",
     "text_utf8",
 ]

@@ -248,6 +248,20 @@ def is_json_mime(mime: MimeType | None) -> bool:
     return mime.subtype.endswith("+json") or mime.essence in ("application/json", "text/json")
 
 
+#: The MIME Sniffing Standard's JavaScript MIME type essences.
+_JAVASCRIPT_ESSENCES = frozenset({
+    "application/ecmascript", "application/javascript", "application/x-ecmascript", "application/x-javascript",
+    "text/ecmascript", "text/javascript", "text/javascript1.0", "text/javascript1.1", "text/javascript1.2",
+    "text/javascript1.3", "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript",
+    "text/x-ecmascript", "text/x-javascript",
+})  # fmt: skip
+
+
+def is_javascript_mime(mime: MimeType | None) -> bool:
+    """The MIME Sniffing Standard's "JavaScript MIME type" (https://mimesniff.spec.whatwg.org/#javascript-mime-type)."""
+    return mime is not None and mime.essence in _JAVASCRIPT_ESSENCES
+
+
 def is_html_mime(mime: MimeType | None) -> bool:
     """The MIME Sniffing Standard's "HTML MIME type": essence text/html."""
     return mime is not None and mime.essence == "text/html"

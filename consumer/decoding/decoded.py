@@ -20,9 +20,14 @@ Source = Literal[
     "utf-8-valid",
     "detector",
     "default",
+    "binary",  # decided before all of them: not text, nothing decoded (``Decoded.binary``, mime_sniff.py)
 ]
 
-SOURCES: tuple[str, ...] = Source.__args__  # type: ignore[attr-defined]
+#: The sources of a decode that gave text, in resolution order: every ``source`` a clean record can carry
+#: (a binary body is never published as text).
+SOURCES: tuple[str, ...] = tuple(
+    source for source in Source.__args__ if source != "binary"  # type: ignore[attr-defined]
+)
 
 #: The places a response can declare its encoding, as keys of ``Decoded.declared``.
 DECLARATION_PLACES = ("bom", "header", "meta", "xml")
@@ -42,6 +47,11 @@ class Decoded:
     read-only mapping (``decode`` gives a ``MappingProxyType``).
     ``conflicts`` says, one sentence each, what disagreed or failed on the way.
 
+    ``binary`` is None for text.  A body that is not text at all (an image, a
+    PDF: ``mime_sniff.non_text_type``) is not decoded: ``binary`` is its media
+    type ("image/png"), ``source`` is "binary", ``text`` and ``encoding`` are
+    empty and nothing is declared (``binary_decoded``).
+
     With ``decode(..., lazy_text=True)``, the ``text`` of a body found to be
     valid UTF-8 is decoded on first read (``new_decoded``): the stream
     processor writes such a body's bytes as the text and never reads it, and
@@ -54,7 +64,7 @@ class Decoded:
 
     __slots__ = (
         "text", "_utf8", "encoding", "source", "replacements", "declared", "conflicts", "confidence",
-        "mojibake_suspected", "override",
+        "mojibake_suspected", "override", "binary",
     )  # fmt: skip
 
     text: str
@@ -67,6 +77,7 @@ class Decoded:
     confidence: float | None
     mojibake_suspected: bool
     override: Override | None
+    binary: str | None
 
     def __new__(
         cls,
@@ -79,10 +90,12 @@ class Decoded:
         confidence: float | None = None,
         mojibake_suspected: bool = False,
         override: Override | None = None,
+        binary: str | None = None,
     ) -> Decoded:
         return new_decoded(
-            text, None, encoding, source, replacements, declared, conflicts, confidence, mojibake_suspected, override
-        )
+            text, None, encoding, source, replacements, declared, conflicts, confidence, mojibake_suspected, override,
+            binary,
+        )  # fmt: skip
 
     def __getattr__(self, name: str) -> str:
         # Reached only when a slot is unset: "text" of a lazy decode (new_decoded), built on first
@@ -98,7 +111,7 @@ class Decoded:
     def _fields(self) -> tuple:
         return (
             self.text, self.encoding, self.source, self.replacements, self.declared, self.conflicts,
-            self.confidence, self.mojibake_suspected, self.override,
+            self.confidence, self.mojibake_suspected, self.override, self.binary,
         )  # fmt: skip
 
     def __eq__(self, other: object) -> bool:
@@ -143,6 +156,7 @@ class Decoded:
                 "review_by": self.override.review_by.isoformat(),
                 "owner": self.override.owner,
             },
+            "binary": self.binary,
         }
         if include_text:
             out["text"] = self.text
@@ -163,7 +177,8 @@ class _Unsealed(Decoded):
 
 
 def new_decoded(
-    text, utf8, encoding, source, replacements, declared, conflicts, confidence, mojibake_suspected, override
+    text, utf8, encoding, source, replacements, declared, conflicts, confidence, mojibake_suspected, override,
+    binary=None,
 ) -> Decoded:
     """A ``Decoded`` of every field in order; for a lazy one, *text* None and *utf8* the bytes, which
     the caller has checked are valid UTF-8.  The decoding core calls it directly: ``Decoded(...)``
@@ -181,5 +196,11 @@ def new_decoded(
     decoded.confidence = confidence
     decoded.mojibake_suspected = mojibake_suspected
     decoded.override = override
+    decoded.binary = binary
     decoded.__class__ = Decoded
     return decoded
+
+
+def binary_decoded(media_type: str) -> Decoded:
+    """The ``Decoded`` of a body that is not text: *media_type* says what it is; nothing is decoded."""
+    return new_decoded("", None, "", "binary", 0, NOTHING_DECLARED, (), None, False, None, media_type)

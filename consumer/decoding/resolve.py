@@ -41,9 +41,10 @@ from .bom import BYTE_ORDER_MARKS, sniff_bom
 from .codecs import decode_bytes, decode_strict
 from .codecs.utf8 import is_valid as utf8_is_valid
 from .content_type import extract_mime_type, is_json_mime, is_xml_mime
-from .decoded import Decoded, new_decoded
+from .decoded import Decoded, binary_decoded, new_decoded
 from .detection import detect
 from .labels import get_encoding
+from .mime_sniff import non_text_type
 from .mojibake import looks_double_encoded, utf8_looks_double_encoded
 from .overrides import Override, OverrideMode, OverrideTable, as_table
 from .prescan import late_meta, may_declare_a_charset, prescan, prescan_meta, prescan_unknown_label
@@ -84,6 +85,11 @@ def decode(
     """
     if type(body) is not bytes:  # noqa: E721 - a bytes subclass is copied too
         body = bytes(body)
+    # Not text at all (an image, a PDF): nothing to decode (mime_sniff.py).  A text/html type is
+    # two string comparisons; extract_mime_type is cached.
+    binary = non_text_type(body, extract_mime_type(content_type))
+    if binary is not None:
+        return binary_decoded(binary)
     table = _NO_OVERRIDES if overrides is None else as_table(overrides)
     if table is _NO_OVERRIDES or not table or table.lookup(host_of(url)) is None:
         decoded = _undisputed_utf8(body, content_type, lazy_text)
