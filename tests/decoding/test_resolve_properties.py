@@ -35,8 +35,12 @@ urls = st.one_of(st.none(), st.text(max_size=40), st.sampled_from(["https://a.jp
 @given(bodies, content_types, urls)
 def test_decode_never_raises_and_is_consistent(body, content_type, url):
     decoded = decode(body, content_type, url)
-    assert decoded.encoding in ENCODINGS
+    if decoded.binary is not None:  # not text: nothing decoded (mime_sniff.py)
+        assert (decoded.text, decoded.encoding, decoded.source, decoded.replacements) == ("", "", "binary", 0)
+        assert decode(body, content_type, url, lazy_text=True) == decoded
+        return
     assert decoded.source in SOURCES
+    assert decoded.encoding in ENCODINGS
     assert set(decoded.declared) == set(DECLARATION_PLACES)
     assert decoded.lossy == (decoded.replacements > 0)
     assert all(v is None or v in ENCODINGS for v in decoded.declared.values())
@@ -63,3 +67,24 @@ def test_hostile_bodies_are_decoded_in_bounded_work():
     for body in HOSTILE:
         decoded = decode(body, "text/html", "https://hostile.example.jp/")
         assert decoded.encoding in ENCODINGS
+
+
+BOMS = {b"\xef\xbb\xbf": "UTF-8", b"\xff\xfe": "UTF-16LE", b"\xfe\xff": "UTF-16BE"}
+_PYTHON_CODEC = {"UTF-8": "utf-8", "UTF-16LE": "utf-16-le", "UTF-16BE": "utf-16-be"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(sorted(BOMS)), st.binary(max_size=600), content_types, urls)
+def test_a_bom_is_final_whatever_follows_it_and_whatever_is_declared(bom, rest, content_type, url):
+    """The Encoding Standard's decode: the BOM's encoding, U+FFFD for malformed bytes after it, counted."""
+    decoded = decode(bom + rest, content_type, url)
+    if decoded.binary is not None:
+        return  # a body with binary bytes under a generic type is not text at all (mime_sniff.py)
+    encoding = BOMS[bom]
+    assert (decoded.encoding, decoded.source) == (encoding, "bom")
+    # Python's UTF-8 and UTF-16 decoders replace exactly as the standard's do (one U+FFFD per
+    # maximal subpart; an odd trailing byte and each lone surrogate one each).
+    expected = rest.decode(_PYTHON_CODEC[encoding], "replace")
+    assert decoded.text == expected
+    assert decoded.replacements == expected.count("\ufffd") - rest.decode(_PYTHON_CODEC[encoding], "ignore").count("\ufffd")
+    assert decoded.lossy == (decoded.replacements > 0)
