@@ -9,10 +9,11 @@ WHATWG encoding name (``SUPPORTED``); an unknown name is a programming error
 Where the speed comes from: single-byte encodings run through
 ``codecs.charmap_decode`` with tables built from the standard's indexes; UTF-8
 and UTF-16 through Python's codecs, which match the standard (checked by
-tests); the CJK encodings through pure-Python transcriptions of the standard,
-sped up in both modes by a Python C codec wherever its output provably equals
-the standard's (see ``pyfast``; ISO-2022-JP has no such codec and runs in
-pure Python).
+tests); the CJK encodings through table-driven C decoders over the standard's
+indexes (``multibyte``, when its extension was built: ``multibyte.COMPILED``),
+else through pure-Python transcriptions of the standard, sped up in both modes
+by a Python C codec wherever its output provably equals the standard's (see
+``pyfast``; ISO-2022-JP has no such codec and runs in pure Python).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from . import (
     euc_kr,
     gb18030,
     iso_2022_jp,
+    multibyte,
     pyfast,
     replacement,
     shift_jis,
@@ -36,8 +38,16 @@ from . import (
 
 __all__ = ["SUPPORTED", "decode_bytes", "decode_strict", "prepare"]
 
-#: Build the tables that are otherwise built on first use (see ``pyfast.prepare``).
-prepare = pyfast.prepare
+
+def prepare() -> None:
+    """Build the tables that are otherwise built on first use (see ``pyfast.prepare``).
+
+    The compiled decoders need none (their tables are loaded at import); the fallback's
+    enumeration takes up to a second, which a long-running processor spends once at start.
+    """
+    if not multibyte.COMPILED:
+        pyfast.prepare()
+
 
 Lossy = Callable[[bytes], "tuple[str, int]"]
 Strict = Callable[[bytes], "str | None"]
@@ -73,7 +83,7 @@ def _decoders() -> dict[str, tuple[Lossy, Strict]]:
         ("GBK", gb18030),  # GBK's decoder is gb18030's decoder.
         ("ISO-2022-JP", iso_2022_jp),
     ):
-        table[name] = pyfast.decoders(module)
+        table[name] = multibyte.decoders(name) if multibyte.COMPILED else pyfast.decoders(module)
     return table
 
 
