@@ -1,0 +1,128 @@
+"""The Python decoding path (the fallback where the compiled decoders were not built) does work
+linear in the input on any bytes: the count of bytes handed to Python's codecs and of reference
+steps is at most a small multiple of the input's length on worst-case inputs (random bytes, an
+error at every position, alternating lead and trail bytes, ISO-2022-JP escape storms).
+
+Counted, not timed: before this, the hybrid path restarted Python's codec on the rest of the input
+after each error (~185 s for 4 MiB of random bytes as EUC-KR), which these counts would show as
+n * n / 2 bytes handed to Python."""
+
+from __future__ import annotations
+
+import codecs
+import random
+from dataclasses import dataclass
+
+import pytest
+
+from consumer.decoding.codecs import big5, euc_jp, euc_kr, gb18030, iso_2022_jp, pyfast, shift_jis
+
+SIZE = 16 * 1024
+
+# Lead bytes per encoding, and a byte that ends each one's unit wrongly but is not ASCII.
+LEADS = {shift_jis: (0x81, 0xE0, 0xFC), euc_jp: (0xA1, 0x8E, 0x8F, 0xAD), euc_kr: (0x81, 0xB0, 0xFE),
+         big5: (0x81, 0x87, 0xA4, 0xFE), gb18030: (0x81, 0x84, 0x90, 0xFE)}
+
+
+def worst_inputs(module) -> dict[str, bytes]:
+    leads = LEADS[module]
+    rng = random.Random(18)
+    inputs = {
+        "random bytes": rng.randbytes(SIZE),
+        "an error at every position": b"\xff" * SIZE,
+        "lead then ASCII trail (prepended)": bytes([leads[0], 0x20]) * (SIZE // 2),
+        "lead then lead": bytes([leads[0]]) * SIZE,
+        "alternating leads and trails, random": bytes(rng.choice(leads + (0x30, 0x40, 0x7F, 0xA1, 0xFE)) for _ in range(SIZE)),
+        "valid pairs with an error every other unit": (b"\x81\x40\xff" if module is not euc_jp else b"\xa4\xa2\xff") * (SIZE // 3),
+    }
+    if module is gb18030:
+        inputs["four-byte prefixes cut short"] = b"\x81\x30\x81" * (SIZE // 3)
+        inputs["four-byte sequences, bad fourth"] = b"\x81\x30\x81\x7f" * (SIZE // 4)
+    if module is euc_jp:
+        inputs["0x8F triples cut short"] = b"\x8f\xa1" * (SIZE // 2)
+    return inputs
+
+
+@dataclass
+class Work:
+    python_bytes: int = 0
+    steps: int = 0
+
+
+def counting_hybrid(module, monkeypatch) -> tuple:
+    """pyfast's hybrid for *module*, counting the bytes handed to Python's codec and the reference's
+    steps (both the hybrid's and, when it hands the input over, the reference decoder's)."""
+    pyfast.prepare()  # the one-time enumeration of suspects decodes with the reference: not counted
+    work = Work()
+    python = codecs.getdecoder(pyfast.PYTHON_CODECS[module][0])
+    original_step = module.step
+
+    def decode_python(data, errors):
+        work.python_bytes += len(data)
+        return python(data, errors)
+
+    def step(*args):
+        work.steps += 1
+        return original_step(*args)
+
+    monkeypatch.setattr(module, "step", step)  # the reference's decode() looks it up at each call
+    return pyfast._hybrid(module, decode_python=decode_python, step=step), work
+
+
+@pytest.mark.parametrize("module", list(LEADS), ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+@pytest.mark.parametrize("fatal", [False, True], ids=["replacement", "fatal"])
+def test_hybrid_work_is_linear_on_worst_case_bytes(module, fatal: bool, monkeypatch) -> None:
+    run, work = counting_hybrid(module, monkeypatch)
+    for name, data in worst_inputs(module).items():
+        want = module.decode(data, fatal)
+        work.python_bytes = work.steps = 0
+        result = run(data, fatal)
+        assert result == want, name
+        # One pass of Python's codec; a step per unit at most for the hybrid and as many again
+        # if it hands the input to the reference.
+        assert work.python_bytes <= len(data), (name, work)
+        assert work.steps <= 2 * len(data), (name, work)
+
+
+def test_the_hybrid_steps_where_python_stops_without_restarting_it(monkeypatch) -> None:
+    """Errors are stepped inside one call of Python's codec: the count that was quadratic."""
+    run, work = counting_hybrid(euc_kr, monkeypatch)
+    data = "가격".encode("cp949") * 100 + b"\xff" * 1000 + "가격".encode("cp949") * 100
+    assert run(data, False) == ("가격" * 100 + "\ufffd" * 1000 + "가격" * 100, 1000)
+    assert work == Work(python_bytes=len(data), steps=1000)
+
+
+_RNG = random.Random(18)
+ESCAPE_STORMS = {
+    "ESC $ B, no text between (output flag errors)": b"\x1b$B" * (SIZE // 3),
+    "ESC ( B, no text between": b"\x1b(B" * (SIZE // 3),
+    "ESC alone": b"\x1b" * SIZE,
+    "ESC $, prepended back": b"\x1b$" * (SIZE // 2),
+    "ESC (, prepended back": b"\x1b(" * (SIZE // 2),
+    "lead byte then ESC": b"\x1b$B" + b"!\x1b" * (SIZE // 2),
+    "escapes and bytes at random": bytes(_RNG.choice(b"\x1b$(B@JI!~\x0e\x80") for _ in range(SIZE)),
+    "random bytes": _RNG.randbytes(SIZE),
+}
+STATES = ("_ascii", "_roman", "_katakana", "_lead_byte", "_trail_byte", "_escape_start", "_escape")
+
+
+@pytest.mark.parametrize("name", list(ESCAPE_STORMS))
+def test_iso_2022_jp_reference_work_is_linear(name: str, monkeypatch) -> None:
+    """The reference's state handlers run at most three times a byte (a byte is re-read only after
+    an escape start or escape prepends it), plus the end of the stream."""
+    calls = [0]
+    for state in STATES:
+        handler = getattr(iso_2022_jp._Decoder, state)
+
+        def counted(self, *args, _handler=handler):
+            calls[0] += 1
+            return _handler(self, *args)
+
+        monkeypatch.setattr(iso_2022_jp._Decoder, state, counted)
+    lossy, strict = pyfast.decoders(iso_2022_jp)
+    data = ESCAPE_STORMS[name]
+    text, errors = lossy(data)
+    assert errors > 0 and len(text) <= len(data) + 1
+    assert calls[0] <= 3 * len(data) + 2, calls[0]
+    calls[0] = 0
+    assert strict(data) is None and calls[0] <= 3 * len(data) + 2
