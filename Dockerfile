@@ -14,11 +14,12 @@ ARG PYTHON_IMAGE=python:3.12-slim-bookworm
 FROM ${PYTHON_IMAGE} AS builder
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
-# gcc compiles the meta prescan's loop, the UTF-8 check and the CJK decoders
+# gcc compiles the meta prescan's loop, the UTF-8 check, the CJK decoders and UTF-16's shortcut
 # (consumer/decoding/_prescan_loop.c, consumer/decoding/codecs/_utf8_validity.c,
-# consumer/decoding/codecs/_multibyte.c) into the project's wheel; the extensions are optional,
-# so without them the image would work, its decoding slower (legacy CJK pages up to 100x). Only this
-# stage has a compiler: the runtime stage copies the built venv.
+# consumer/decoding/codecs/_multibyte.c, consumer/decoding/codecs/_utf16_bmp.c) into the
+# project's wheel; the extensions are optional, so without them the image would work, its
+# decoding slower (legacy CJK pages up to 100x). Only this stage has a compiler: the runtime
+# stage copies the built venv.
 RUN apt-get update \
  && apt-get install --yes --no-install-recommends gcc libc6-dev \
  && rm -rf /var/lib/apt/lists/*

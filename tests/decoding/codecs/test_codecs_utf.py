@@ -1,16 +1,19 @@
-"""UTF-8 and UTF-16 (Python's codecs) against literal transcriptions of the
-standard's decoders, exhaustively over short sequences of telling bytes."""
+"""UTF-8 and UTF-16 (Python's codecs, and _utf16_bmp.c for UTF-16 without
+surrogates) against literal transcriptions of the standard's decoders,
+exhaustively over short sequences of telling bytes."""
 
 from __future__ import annotations
 
 import itertools
+import shutil
+import sysconfig
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from whatwg_reference import spec_utf8_decode, spec_utf16_decode
 
-from consumer.decoding.codecs import decode_bytes, decode_strict
+from consumer.decoding.codecs import decode_bytes, decode_strict, utf16
 
 # Every byte class the UTF-8 decoder distinguishes, at its boundaries.
 UTF8_BYTES = bytes(
@@ -72,3 +75,37 @@ def test_utf16_random(byte_list: list[int]) -> None:
     data = bytes(byte_list)
     for encoding, big_endian in (("UTF-16LE", False), ("UTF-16BE", True)):
         assert decode_bytes(encoding, data) == spec_utf16_decode(data, big_endian)
+
+
+@pytest.mark.parametrize("encoding", ["UTF-16LE", "UTF-16BE"])
+def test_utf16_every_code_unit(encoding: str) -> None:
+    """Each code unit alone (the str's kind follows from it: ASCII, Latin-1, UCS-2) and all of
+    them in one input longer than 64 KiB (decoded without the GIL)."""
+    big_endian = encoding == "UTF-16BE"
+    order = "big" if big_endian else "little"
+    for unit in itertools.chain(range(0x200), range(0xD700, 0xE100), range(0xFF00, 0x10000)):
+        data = unit.to_bytes(2, order)
+        assert decode_bytes(encoding, data) == spec_utf16_decode(data, big_endian), hex(unit)
+    everything = b"".join(unit.to_bytes(2, order) for unit in range(0x10000) if not 0xD800 <= unit <= 0xDFFF)
+    for data in (everything, everything[: 2 * 0xD800], "a".encode(encoding) * 40000, "é".encode(encoding) * 40000):
+        expected = spec_utf16_decode(data, big_endian)
+        assert decode_bytes(encoding, data) == expected
+        assert decode_strict(encoding, data) == expected[0]
+
+
+@pytest.mark.skipif(not utf16.COMPILED, reason="the _utf16_bmp extension was not built (no C compiler at install)")
+def test_utf16_compiled_path_declines_surrogates_and_odd_lengths() -> None:
+    """Where the standard has surrogate pairs or errors, the compiled path answers None and Python's
+    codec (checked above against the standard) decodes."""
+    assert utf16.decode_bmp(b"\x41\x00\x3d\xd8\x00\xde", False) is None
+    assert utf16.decode_bmp(b"\x00\xdc", False) is None
+    assert utf16.decode_bmp(b"\x41\x00\x41", False) is None
+    assert utf16.decode_bmp(b"\x30\x42\x00\x41", True) == "\u3042\x41"
+    assert utf16.decode_bmp(bytearray(b"\xe9\x00"), False) == "\xe9"
+
+
+def test_utf16_compiled_wherever_a_compiler_is() -> None:
+    compiler = (sysconfig.get_config_var("CC") or "").split()
+    if not compiler or shutil.which(compiler[0]) is None:
+        pytest.skip("no C compiler here: Python's codec decodes all UTF-16")
+    assert utf16.COMPILED
