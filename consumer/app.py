@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from confluent_kafka import Message
 
-from .decoding import OverrideTable
+from .decoding import OverrideTable, media_family
 from .decoding import prepare as prepare_decoders
 from .decoding import prescan
 from .decoding.codecs import utf8 as utf8_codec
@@ -31,7 +31,7 @@ from .overrides.review import active_table, overdue
 from .overrides.shadow import ShadowStats
 from .processor.delivery import AtLeastOnce, ExactlyOnce
 from .processor.loop import Hooks, Processor
-from .processor.route import QUARANTINE, Routed, Router
+from .processor.route import NOT_TEXT, QUARANTINE, SKIP, Routed, Router
 from .serialization.avro import AvroDeserializer, AvroSerializer
 from .serialization.registry import SchemaRegistry, value_subject
 from .serialization.schemas import SchemaStore
@@ -98,7 +98,9 @@ class App:
             serialize_clean=self.serde.serialize_clean,
             serialize_quarantine=self.serde.serialize_quarantine,
             router=Router(
-                max_body_bytes=settings.max_body_bytes, replacement_threshold=settings.replacement_threshold
+                max_body_bytes=settings.max_body_bytes,
+                replacement_threshold=settings.replacement_threshold,
+                non_text=settings.non_text.value,
             ),
             overrides=lambda: self._table,
             landing_topic=settings.landing_topic,
@@ -191,6 +193,10 @@ class App:
 
     def _routed(self, message: Message, routed: Routed) -> None:
         decoded = routed.decoded
+        if routed.destination == SKIP:
+            # Committed with its batch, written nowhere: counted, never a decode for the host alarms.
+            self.metrics.record_skip(routed.reason, media_family(decoded.binary))
+            return
         if routed.destination == QUARANTINE:
             self.metrics.record_quarantine(routed.reason)
             self.log.info(
@@ -207,7 +213,7 @@ class App:
         )
         if decoded is not None and decoded.replacements:
             self.metrics.record_replacements(decoded.replacements)
-        if routed.host is not None:
+        if routed.host is not None and routed.reason != NOT_TEXT:  # an image is not a lossy page
             self._observe_host(routed)
         if decoded is not None and decoded.override is not None:
             agrees = routed.shadow.agrees if routed.shadow else None

@@ -2,9 +2,10 @@
 
 ``crawl-decoder demo`` starts a single-node Kafka (or uses ``KAFKA_BOOTSTRAP_SERVERS``),
 creates three fresh topics, produces the sample responses plus records that must
-be quarantined (a poison message, a compression bomb, an oversize body), runs the
-processor until every record has landed in clean or quarantine, and prints where
-each one went.
+be quarantined (a poison message, a compression bomb, an oversize body) and
+responses that are not text (an image, a PDF), runs the processor until every
+record has landed in clean or quarantine or been skipped, and prints where each
+one went.
 """
 
 from __future__ import annotations
@@ -14,17 +15,19 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from confluent_kafka import Consumer
 
 from .app import App
+from .decoding import media_family
 from .devbroker import start_dev_broker
 from .kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
 from .observability.logging import configure_logging
-from .samples import Sample, samples
+from .processor.route import SKIP, Routed
+from .samples import Sample, binary_samples, samples
 from .serialization.avro import AvroDeserializer, AvroSerializer
 from .serialization.schemas import SchemaStore
 from .settings import Settings
@@ -71,7 +74,7 @@ def produce_inputs(connection: KafkaConnection, topic: str, store: SchemaStore) 
     producer = make_producer(connection)
     now_ms = int(time.time() * 1000)
     keys = []
-    for sample in samples() + trap_samples():
+    for sample in samples() + binary_samples() + trap_samples():
         producer.produce(topic, serialize(raw_record(sample, now_ms)), sample.name.encode())
         keys.append(sample.name)
     producer.produce(topic, b"\x00\x00\x00\x00\x07not avro at all", b"poison-record")
@@ -81,15 +84,29 @@ def produce_inputs(connection: KafkaConnection, topic: str, store: SchemaStore) 
     return keys
 
 
-def read_outputs(consumer: Consumer, expected: int, timeout: float = 120.0) -> Iterator:
+def read_outputs(consumer: Consumer, done: Callable[[int], bool], timeout: float = 120.0) -> Iterator:
+    """Output messages until ``done(outputs read so far)`` or the timeout."""
     seen = 0
     deadline = time.monotonic() + timeout
-    while seen < expected and time.monotonic() < deadline:
+    while not done(seen) and time.monotonic() < deadline:
         message = consumer.poll(0.5)
         if message is None or message.error():
             continue
         seen += 1
         yield message
+
+
+class _DemoApp(App):
+    """The processor, remembering what it skipped (key -> media type) to show it: a skip writes nothing."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.skipped: dict[str, str] = {}
+        super().__init__(*args, **kwargs)
+
+    def _routed(self, message, routed: Routed) -> None:
+        super()._routed(message, routed)
+        if routed.destination == SKIP:
+            self.skipped[(message.key() or b"").decode()] = routed.decoded.binary
 
 
 def run_demo(*, show_logs: bool = False) -> list[Row]:
@@ -126,11 +143,13 @@ def _demo(connection: KafkaConnection) -> list[Row]:
     ensure_topics(make_admin(connection), [settings.landing_topic, settings.clean_topic, settings.quarantine_topic])
     store = SchemaStore(settings.schemas_dir or None)
     keys = produce_inputs(connection, settings.landing_topic, store)
-    app = App(settings, connection)
+    app = _DemoApp(settings, connection)
     thread = threading.Thread(target=app.run, name="processor", daemon=True)
     thread.start()
     try:
-        rows = _collect(connection, settings, store, len(keys))
+        # Every record ends in clean, quarantine, or a skip (counted once its batch commits).
+        rows = _collect(connection, settings, store, lambda outputs: outputs + len(app.skipped) >= len(keys))
+        rows += [_skipped_row(page, media_type) for page, media_type in list(app.skipped.items())]
     finally:
         app.stop()
         thread.join(settings.shutdown_timeout_s + 10)
@@ -138,14 +157,20 @@ def _demo(connection: KafkaConnection) -> list[Row]:
     return sorted(rows, key=lambda row: order.get(row.page, len(order)))
 
 
-def _collect(connection: KafkaConnection, settings: Settings, store: SchemaStore, expected: int) -> list[Row]:
+def _skipped_row(page: str, media_type: str) -> Row:
+    return Row(page, "-", "binary", "skipped", f"not text: {media_type} ({media_family(media_type)})")
+
+
+def _collect(
+    connection: KafkaConnection, settings: Settings, store: SchemaStore, done: Callable[[int], bool]
+) -> list[Row]:
     consumer = make_consumer(connection, f"{settings.group_id}-reader")
     consumer.subscribe([settings.clean_topic, settings.quarantine_topic])
     clean = AvroDeserializer(store, "DecodedResponse")
     quarantined = AvroDeserializer(store, "QuarantinedResponse")
     rows = []
     try:
-        for message in read_outputs(consumer, expected):
+        for message in read_outputs(consumer, done):
             page = (message.key() or b"").decode()
             if message.topic() == settings.clean_topic:
                 record = clean(message.value())

@@ -32,6 +32,15 @@ class ProcessingMode(str, enum.Enum):
     AT_LEAST_ONCE = "at-least-once"
 
 
+class NonText(str, enum.Enum):
+    """What becomes of a response that is not text (an image, a PDF: ``decoding.mime_sniff``)."""
+
+    #: Written nowhere, counted in ``crawl_decoder_skipped_total``; its offset commits with its batch.
+    SKIP = "skip"
+    #: Quarantined with reason ``not-text``, the raw record kept.
+    QUARANTINE = "quarantine"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Settings:
     landing_topic: str = "crawl.raw"
@@ -53,11 +62,14 @@ class Settings:
     shutdown_timeout_s: float = 30.0
     #: Decodes with at most this many U+FFFD are accepted as clean (0: any is lossy).
     replacement_threshold: int = 0
+    #: A response that is not text is skipped (counted) or quarantined (reason not-text).
+    non_text: NonText = NonText.SKIP
     log_level: str = "info"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.processing_mode, ProcessingMode):
-            object.__setattr__(self, "processing_mode", _coerce("processing_mode", self.processing_mode))
+        for name in _ENUM_FIELDS:
+            if not isinstance(getattr(self, name), _ENUM_FIELDS[name]):
+                object.__setattr__(self, name, _coerce(name, getattr(self, name)))
         problems = list(self._problems())
         if problems:
             raise ConfigError("invalid settings: " + "; ".join(problems))
@@ -110,6 +122,8 @@ def _without_userinfo(url: str) -> str:
 
 
 _FIELDS = {field.name: field for field in dataclasses.fields(Settings)}
+#: Settings whose value is one of an enumeration's; a plain string is coerced (a bad one is a ConfigError).
+_ENUM_FIELDS = {"processing_mode": ProcessingMode, "non_text": NonText}
 
 
 def _read_file(path: Path) -> dict[str, Any]:
@@ -135,8 +149,8 @@ def _coerce(name: str, value: Any) -> Any:
     default = Settings.__dataclass_fields__[name]
     kind = type(default.default) if default.default is not dataclasses.MISSING else str
     try:
-        if kind is ProcessingMode:
-            return ProcessingMode(str(value).lower())
+        if kind in (ProcessingMode, NonText):
+            return kind(str(value).lower())
         if kind in (int, float) and isinstance(value, bool):
             raise TypeError("a boolean is not a number")  # YAML `true` would otherwise pass as 1 or "True"
         if kind is int:
@@ -148,6 +162,6 @@ def _coerce(name: str, value: Any) -> Any:
         return str(value)
     except (TypeError, ValueError) as exc:
         choices = ""
-        if kind is ProcessingMode:
-            choices = " (one of " + ", ".join(mode.value for mode in ProcessingMode) + ")"
+        if kind in (ProcessingMode, NonText):
+            choices = " (one of " + ", ".join(member.value for member in kind) + ")"
         raise ConfigError(f"setting {name}: {value!r} is not a valid {kind.__name__}{choices}") from exc

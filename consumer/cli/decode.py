@@ -16,7 +16,8 @@ def register(subparsers) -> None:
         "decode",
         help="decode files and print their text or the decision",
         description="Decode each FILE as a browser would (BOM, Content-Type, meta prescan, "
-        "validity, detection) and print the text, or the whole decision with --json.",
+        "validity, detection) and print the text, or the whole decision with --json. A file that is "
+        "not text (an image, a PDF: MIME sniffing) is reported as binary, with its media type, and not decoded.",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", type=Path, help="response body files ('-' for stdin)")
     parser.add_argument("--content-type", help="the response's Content-Type header value")
@@ -30,6 +31,9 @@ def run(args: argparse.Namespace) -> int:
         decoded = decode(_read(path), args.content_type, args.url)
         if args.json:
             print(json.dumps({"file": str(path), **decoded.as_dict()}, ensure_ascii=False))
+        elif decoded.binary is not None:
+            # Not an error: the answer is "not text". On stderr, so the text output stays text only.
+            print(f"{path}: binary ({decoded.binary}), not text: nothing decoded", file=sys.stderr)
         else:
             sys.stdout.write(decoded.text)
             if not decoded.text.endswith("\n"):

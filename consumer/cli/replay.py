@@ -24,7 +24,7 @@ from ..kafka.config import KafkaConnection
 from ..observability.logging import configure_logging, get_logger
 from ..overrides import active_table, load_overrides, normalise_host
 from ..processor.exceptions import ProcessorFatalError
-from ..processor.route import Router
+from ..processor.route import QUARANTINE, Router
 from ..replay import (
     DEFAULT_MAX_REPLAYS,
     Replayer,
@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
         KafkaConnection.from_env(),
         options,
         serde=build_serde(settings),
-        router=Router(max_body_bytes=settings.max_body_bytes, replacement_threshold=threshold),
+        # Never non_text=skip: a replayed record that turns out binary stays in quarantine, never dropped.
+        router=Router(max_body_bytes=settings.max_body_bytes, replacement_threshold=threshold, non_text=QUARANTINE),
         overrides=_overrides(args.overrides, settings.overrides_path, log),
     )
     if threading.current_thread() is threading.main_thread():

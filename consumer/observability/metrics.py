@@ -6,12 +6,13 @@ processors in one process do not collide.
 
 Cardinality is bounded by construction: no label ever takes one value per
 crawled host.  Labels whose values come from our own code (destination,
-transaction result, reload result, shadow verdict) are checked against their
-closed set and a wrong value raises ``InvalidLabelError``.  Labels whose values
-come from data or configuration (source, encoding, quarantine reason, override
-pattern) admit at most a fixed number of distinct values; later ones are
-counted as ``"other"`` and the fold is itself counted in
-``crawl_decoder_label_values_folded_total{label}`` so a misuse is visible.
+transaction result, reload result, shadow verdict, skip reason, media type
+family) are checked against their closed set and a wrong value raises
+``InvalidLabelError``.  Labels whose values come from data or configuration
+(source, encoding, quarantine reason, override pattern) admit at most a fixed
+number of distinct values; later ones are counted as ``"other"`` and the fold
+is itself counted in ``crawl_decoder_label_values_folded_total{label}`` so a
+misuse is visible.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Iterable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
+from ..decoding.mime_sniff import MEDIA_FAMILIES
 from .exceptions import InvalidLabelError
 
 NAMESPACE = "crawl_decoder"
@@ -32,6 +34,7 @@ DESTINATIONS = ("clean", "quarantine")
 TRANSACTION_RESULTS = ("committed", "aborted", "retried")
 RELOAD_RESULTS = ("applied", "rejected")
 SHADOW_VERDICTS = ("agree", "disagree", "unknown")
+SKIP_REASONS = ("not-text",)
 
 #: Distinct values admitted per open label before folding into "other".  The
 #: decoding core has 10 sources and the Encoding Standard 40 encodings; overrides
@@ -113,6 +116,12 @@ class Metrics:
             "replacements_per_lossy_record", "U+FFFD introduced per lossy record.", REPLACEMENTS_BUCKETS
         )
         self._quarantined = self._counter("quarantined", "Records sent to quarantine, by reason.", ("reason",))
+        self._skipped = self._counter(
+            "skipped",
+            "Records written nowhere, their offsets committed with their batch, by reason and media type family "
+            "(not-text: an image, a PDF... under non_text=skip).",
+            ("reason", "media_family"),
+        )
         self._host_alarms = self._counter(
             "host_alarms", "Hosts that crossed the lossy-record ratio (see the logs and /alarms for which)."
         )
@@ -197,6 +206,11 @@ class Metrics:
 
     def record_quarantine(self, reason: str) -> None:
         self._quarantined.labels(reason=self._bounded["reason"].admit(reason)).inc()
+
+    def record_skip(self, reason: str, media_family: str) -> None:
+        """Count one record written nowhere; *media_family* is ``decoding.media_family`` of what it was."""
+        reason = _closed("reason", reason, SKIP_REASONS)
+        self._skipped.labels(reason=reason, media_family=_closed("media_family", media_family, MEDIA_FAMILIES)).inc()
 
     def host_alarm(self) -> None:
         """Count one host alarm; the host itself goes to the logs, never to a label."""

@@ -1,5 +1,9 @@
 """The processor loop: consume a batch, route each record, deliver the batch, repeat.
 
+A skipped record (a response that is not text, ``route.SKIP``) has no output;
+its offset commits with its batch all the same, since a batch commits the
+consumer's positions, not its outputs' offsets (``delivery.positions``).
+
 One thread, but for each batch's commit, which runs in a helper thread while
 the loop reads and decodes the next batch (see ``delivery``); the batch's hooks
 run once it is committed.  Between batches the loop beats the liveness heartbeat and checks
@@ -22,7 +26,7 @@ from ..serialization.exceptions import SerializationError
 from .delivery import BatchAborted, Output
 from .exceptions import ProcessorFatalError
 from .records import Origin
-from .route import CLEAN, Routed, Router
+from .route import CLEAN, SKIP, Routed, Router
 
 
 @dataclass
@@ -37,7 +41,7 @@ class Hooks:
 
 
 class Processor:
-    """Reads the landing topic and writes every record to exactly one of clean or quarantine."""
+    """Reads the landing topic; every record ends in exactly one of clean, quarantine or a counted skip."""
 
     def __init__(
         self,
@@ -124,7 +128,8 @@ class Processor:
             for message in records:
                 result = self._fit(message, self.route(message))
                 routed.append(result)
-                yield self._output(message, result)
+                if result.destination != SKIP:
+                    yield self._output(message, result)
 
         try:
             delivery.write(consumer, outputs(), committed)

@@ -1,4 +1,9 @@
-"""Decide where one landing record goes: clean, or quarantine with a reason.
+"""Decide where one landing record goes: clean, quarantine with a reason, or nowhere (skip).
+
+A response that is not text (an image, a PDF: ``decoding.mime_sniff``) is never
+published as text: under the ``skip`` policy it is written nowhere and counted
+(its offset commits with its batch), under ``quarantine`` it is quarantined with
+reason ``not-text``.
 
 Pure apart from the clock it is given: no Kafka here, so the stream processor
 and quarantine replay route records the same way.
@@ -17,12 +22,19 @@ from .records import Origin, Shadow, clean_record, header_value, quarantine_reco
 
 CLEAN = "clean"
 QUARANTINE = "quarantine"
+#: Written nowhere: the record has no output, its offset commits with its batch.
+SKIP = "skip"
+#: The reason of a skip, or of a quarantine under the quarantine policy.
+NOT_TEXT = "not-text"
+#: The ``non_text`` policies (``settings.NonText``): what becomes of a response that is not text.
+NON_TEXT_POLICIES = (SKIP, QUARANTINE)
 
 
 @dataclass(frozen=True, slots=True)
 class Routed:
     destination: str
-    record: dict
+    #: The clean or quarantine record; None for a skip.
+    record: dict | None
     reason: str | None = None
     decoded: Decoded | None = None
     host: str | None = None
@@ -46,17 +58,26 @@ def _now_ms() -> int:
 
 
 class Router:
-    """Routes records under fixed limits; the overrides are passed per call (they reload)."""
+    """Routes records under fixed limits; the overrides are passed per call (they reload).
+
+    *non_text* is what becomes of a response that is not text: ``SKIP`` or
+    ``QUARANTINE``.  Quarantine unless told: a router never drops a record
+    its caller did not ask it to (replay keeps a binary record in quarantine).
+    """
 
     def __init__(
         self,
         *,
         max_body_bytes: int,
         replacement_threshold: int = 0,
+        non_text: str = QUARANTINE,
         clock_ms: Callable[[], int] = _now_ms,
     ) -> None:
+        if non_text not in NON_TEXT_POLICIES:
+            raise ValueError(f"non_text must be one of {', '.join(NON_TEXT_POLICIES)}, not {non_text!r}")
         self.max_body_bytes = max_body_bytes
         self.replacement_threshold = replacement_threshold
+        self.non_text = non_text
         self.clock_ms = clock_ms
 
     def route(
@@ -78,6 +99,8 @@ class Router:
         content_type = header_value(raw["headers"], "content-type")
         # The text of a valid UTF-8 page is never built: its bytes are written as it (text_utf8).
         decoded = decode(body, content_type, raw["url"], overrides, lazy_text=True)
+        if decoded.binary is not None:
+            return self._not_text(decoded, host, quarantine)
         if decoded.replacements > self.replacement_threshold:
             return quarantine("lossy", decoded=decoded, error=f"{decoded.replacements} replacement characters")
         shadow = _shadow(decoded, body, content_type, raw["url"])
@@ -91,6 +114,12 @@ class Router:
             text_utf8=utf8,
         )
         return Routed(CLEAN, record, None, decoded, host, shadow, utf8)
+
+    def _not_text(self, decoded: Decoded, host: str | None, quarantine) -> Routed:
+        if self.non_text == SKIP:
+            return Routed(SKIP, None, reason=NOT_TEXT, decoded=decoded, host=host)
+        # No attempt in the record: nothing was decoded (the schema's attempt is null then).
+        return quarantine(NOT_TEXT, error=f"not text: {decoded.binary}")
 
     def unreadable(
         self,

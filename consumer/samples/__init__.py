@@ -1,4 +1,4 @@
-"""Sample crawled responses for the demo and the tests: the traps of the seed study.
+"""Sample crawled responses for the demo and the tests: the traps of the seed study, and binary bodies.
 
 Each sample is a response as a crawler stores it (URL, status, headers, body
 bytes) plus what a browser shows, so the demo and the tests can check the
@@ -9,6 +9,8 @@ byte by byte where they do not (noted per sample).
 
 from __future__ import annotations
 
+import struct
+import zlib
 from dataclasses import dataclass, field
 
 
@@ -199,5 +201,43 @@ def samples() -> list[Sample]:
             (CT_HTML,),
             "UTF-8", "meta-prescan", None,
             "declared and mostly UTF-8, with invalid bytes: quarantined, never guessed into mojibake",
+        ),
+    ]
+
+
+def _png(width: int = 1, height: int = 1) -> bytes:
+    """A valid PNG of *width* x *height* white RGB pixels: signature, IHDR, IDAT and IEND, CRCs and all."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    rows = b"".join(b"\x00" + b"\xff\xff\xff" * width for _ in range(height))  # filter 0, white
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def binary_samples() -> list[Sample]:
+    """Responses that are not text: never published as text (skipped, or quarantined as not-text).
+
+    Kept out of ``samples()``, whose every record ends in clean or quarantine.
+    ``expected_encoding`` is empty and ``expected_source`` is "binary"; ``notes``
+    says what a browser would make of each.
+    """
+    return [
+        Sample(
+            "png-image",
+            "https://img.example.com/logo.png",
+            _png(4, 4),
+            (("Content-Type", "image/png"),),
+            "", "binary", None,
+            "decoding it as text once gave windows-1250 'text', lossy false",
+        ),
+        Sample(
+            "pdf-as-octet-stream",
+            "https://docs.example.com/download?id=17",
+            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n",
+            (("Content-Type", "application/octet-stream"),),
+            "", "binary", None,
+            "a generic type is sniffed: the PDF signature, though no binary data byte comes first",
         ),
     ]

@@ -40,3 +40,26 @@ def test_stdin_and_a_missing_file():
     missing = subprocess.run([sys.executable, "-m", "consumer.cli", "decode", "/no/such/file"], capture_output=True)
     assert missing.returncode == 2
     assert b"cannot read /no/such/file" in missing.stderr and b"Traceback" not in missing.stderr
+
+
+def test_a_binary_file_is_reported_as_binary_not_decoded(tmp_path, capsys):
+    from consumer.samples import binary_samples
+
+    image = tmp_path / "logo.png"
+    image.write_bytes(next(s for s in binary_samples() if s.name == "png-image").body)
+    assert main(["decode", str(image), "--content-type", "image/png", "--json"]) == 0
+    decision = json.loads(capsys.readouterr().out)
+    assert decision["binary"] == "image/png" and decision["source"] == "binary"
+    assert decision["text"] == "" and decision["lossy"] is False
+    # Without --json: nothing on stdout (no garbage text), the verdict on stderr; sniffed without a type.
+    assert main(["decode", str(image)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "binary (image/png)" in err
+
+
+def test_text_has_no_binary_verdict(tmp_path, capsys):
+    page = tmp_path / "page.html"
+    page.write_bytes(b"<p>\x00stray NUL</p>")
+    assert main(["decode", str(page), "--content-type", "text/html", "--json"]) == 0
+    decision = json.loads(capsys.readouterr().out)
+    assert decision["binary"] is None and decision["text"] == "<p>\x00stray NUL</p>"
