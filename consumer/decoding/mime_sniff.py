@@ -138,12 +138,21 @@ def non_text_type(body: bytes, mime: MimeType | None) -> str | None:
         return _plain_non_text(body, mime) if mime.subtype == "plain" else None
     if _is_declared_text(mime):
         return None
+    return declared_non_text(mime) or _sniffed_non_text(body)  # generic, or known neither way
+
+
+def declared_non_text(mime: MimeType | None) -> str | None:
+    """The essence of *mime* when the type alone says the body is not text (image/png, application/pdf).
+
+    None for a text type, a generic one, and one known neither way: those need
+    ``non_text_type`` and the body.  Lets a caller set aside an image or a video
+    before it reads, decompresses or size-checks the body.
+    """
+    if mime is None or mime.type == "text" or _is_declared_text(mime):
+        return None
     if mime.type in _BINARY_FAMILIES or mime.subtype.endswith("+zip"):
         return mime.essence
-    essence = mime.essence
-    if essence in _OTHER_BINARY_TYPES:
-        return essence
-    return _sniffed_non_text(body)  # generic, or known neither way
+    return mime.essence if mime.essence in _OTHER_BINARY_TYPES else None
 
 
 def media_family(media_type: str) -> str:

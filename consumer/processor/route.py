@@ -16,6 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..decoding import Decoded, OverrideTable, decode, text_utf8
+from ..decoding.content_type import extract_mime_type
+from ..decoding.decoded import binary_decoded
+from ..decoding.mime_sniff import declared_non_text
 from ..decoding.url import host_of
 from . import content_encoding
 from .records import Origin, Shadow, clean_record, header_value, quarantine_record
@@ -92,11 +95,16 @@ class Router:
     ) -> Routed:
         host = host_of(raw.get("url"))
         quarantine = self._quarantiner(raw, origin, key, kafka_headers, host, replay_count)
+        content_type = header_value(raw["headers"], "content-type")
+        declared = declared_non_text(extract_mime_type(content_type))
+        if declared is not None:
+            # An image or a video is not text whatever its size or Content-Encoding: set aside unread
+            # (a large video is a skip, not a too-large quarantine).
+            return self._not_text(binary_decoded(declared), host, quarantine)
         encoding_header = None if raw.get("content_encoding_removed") else header_value(raw["headers"], "content-encoding")
         body = content_encoding.undo(raw["body"], encoding_header, self.max_body_bytes)
         if isinstance(body, content_encoding.Refusal):
             return quarantine(body.reason, error=body.detail)
-        content_type = header_value(raw["headers"], "content-type")
         # The text of a valid UTF-8 page is never built: its bytes are written as it (text_utf8).
         decoded = decode(body, content_type, raw["url"], overrides, lazy_text=True)
         if decoded.binary is not None:

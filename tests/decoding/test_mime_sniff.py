@@ -16,6 +16,7 @@ from consumer.decoding.content_type import extract_mime_type, is_javascript_mime
 from consumer.decoding.mime_sniff import (
     MEDIA_FAMILIES,
     RESOURCE_HEADER_BYTES,
+    declared_non_text,
     match_archive_type,
     match_audio_or_video_type,
     match_font_type,
@@ -95,6 +96,17 @@ def test_a_declared_type_other_than_text_plain_reads_no_byte_of_the_body(content
 def test_declared_binary_is_binary_without_reading_the_body(content_type, expected):
     assert verdict(content_type, b"<!DOCTYPE html><p>looks like text</p>") == expected
     assert verdict(content_type, b"") == expected
+    assert declared_non_text(extract_mime_type(content_type)) == expected
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/html", "text/plain", "application/json", "image/svg+xml", "application/octet-stream",
+     "application/x-unheard-of", "unknown/unknown"],
+)  # fmt: skip
+def test_only_the_type_alone_decides_declared_non_text(content_type):
+    """Text, generic and unfamiliar types need the body: the declared type alone says nothing."""
+    assert declared_non_text(extract_mime_type(content_type)) is None
 
 
 # -- text/plain: the rules for distinguishing if a resource is text or binary ---------------------

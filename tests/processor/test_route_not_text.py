@@ -97,3 +97,20 @@ def test_a_router_quarantines_unless_told_to_skip():
     assert Router(max_body_bytes=1 << 20).route(_raw(PNG, "image/png"), ORIGIN).destination == QUARANTINE
     with pytest.raises(ValueError, match="non_text"):
         Router(max_body_bytes=1 << 20, non_text="drop")
+
+
+@pytest.mark.parametrize("non_text, destination", [(SKIP, SKIP), (QUARANTINE, QUARANTINE)])
+def test_a_declared_video_larger_than_the_body_limit_is_not_text_not_too_large(non_text, destination):
+    body = b"\x00\x00\x00\x18ftypmp42" + bytes(2 << 20)  # past the router's 1 MiB max_body_bytes
+    routed = _router(non_text).route(_raw(body, "video/mp4"), ORIGIN)
+    assert (routed.destination, routed.reason) == (destination, NOT_TEXT)
+    if non_text == SKIP:
+        assert routed.decoded.binary == "video/mp4"
+    else:
+        assert routed.record["error"] == "not text: video/mp4" and routed.record["raw"]["body"] == body
+
+
+def test_a_declared_image_is_set_aside_without_undoing_its_content_encoding():
+    # A damaged gzip would be a corrupt-content-encoding quarantine if it were undone.
+    routed = _router(SKIP).route(_raw(b"\x1f\x8b\x08damaged", "image/png", (("Content-Encoding", "gzip"),)), ORIGIN)
+    assert (routed.destination, routed.decoded.binary) == (SKIP, "image/png")
