@@ -19,7 +19,9 @@ from confluent_kafka import Message
 from .decoding import OverrideTable, media_family
 from .decoding import prepare as prepare_decoders
 from .decoding import prescan
+from .decoding.codecs import multibyte as multibyte_codecs
 from .decoding.codecs import utf8 as utf8_codec
+from .decoding.codecs import utf16 as utf16_codec
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .observability.health import Heartbeat, HealthServer
@@ -149,6 +151,8 @@ class App:
             seconds=round(time.monotonic() - started, 2),
             prescan_compiled=prescan.COMPILED,
             utf8_check_compiled=utf8_codec.COMPILED,
+            cjk_decoders_compiled=multibyte_codecs.COMPILED,
+            utf16_compiled=utf16_codec.COMPILED,
         )
         self.log.info(
             "processor starting",

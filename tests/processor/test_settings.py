@@ -145,6 +145,8 @@ class TestSecrets:
         )
         assert '"prescan_compiled": ' in output, "whether the compiled prescan loop runs is logged"
         assert '"utf8_check_compiled": ' in output, "whether the compiled UTF-8 check runs is logged"
+        assert '"cjk_decoders_compiled": ' in output, "whether the compiled CJK decoders run is logged"
+        assert '"utf16_compiled": ' in output, "whether the compiled UTF-16 decoder runs is logged"
         assert "Traceback" not in output
         assert "kafka-s3cret-pw" not in output
         assert "registry-s3cret" not in output
