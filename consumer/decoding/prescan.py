@@ -41,8 +41,6 @@ from .xml_declaration import get_xml_encoding
 
 #: The standard encourages user agents to prescan only the first 1024 bytes.
 PRESCAN_BYTES = 1024
-#: How far ``late_meta`` looks by default.
-LATE_META_LIMIT = 65536
 
 # The bytes "get an attribute" treats as whitespace: 0x09 0x0A 0x0C 0x0D 0x20.
 _WS = rb"\t\n\x0c\r\x20"
@@ -71,15 +69,15 @@ _ATTRIBUTES_TO_GT_PATTERN = (
 _ATTRIBUTES_TO_GT = re.compile(_ATTRIBUTES_TO_GT_PATTERN)
 
 
-def _loop_until_meta(tag_guard: bytes) -> re.Pattern[bytes]:
+def _loop_until_meta() -> re.Pattern[bytes]:
     """The prescan's loop, every branch but ``<meta``, as one pattern: it stops where a <meta begins.
 
     One alternative per branch of the standard's loop, in its order; they
     start on different bytes and each is possessive, so the engine never
     backtracks and reads each byte once.  The match ends at a ``<meta``
-    followed by whitespace or "/", at the end of the bytes, at a construct
+    followed by whitespace or "/", at the end of the bytes, or at a construct
     that runs out of bytes (a comment without "-->", a tag or bogus markup
-    without its ">"), or where *tag_guard* refuses a tag.
+    without its ">").
     """
     return re.compile(
         rb"(?:"
@@ -90,7 +88,7 @@ def _loop_until_meta(tag_guard: bytes) -> re.Pattern[bytes]:
         rb"|<!--(?:[^>]++|(?<!--)>)*+>"
         # "<" + letter or "</" + letter, but not "<meta" + space or "/": the
         # tag name up to whitespace or ">", then its attributes to the ">".
-        rb"|<(?![Mm][Ee][Tt][Aa][" + _WS + rb"/])" + tag_guard + rb"/?[A-Za-z][^" + _WS + rb">]*+"
+        rb"|<(?![Mm][Ee][Tt][Aa][" + _WS + rb"/])/?[A-Za-z][^" + _WS + rb">]*+"
         + _ATTRIBUTES_TO_GT_PATTERN
         # "<!" (not a comment), "</" (not a tag) and "<?": up to the first ">".
         + rb"|<(?:!(?!--)|/(?![A-Za-z])|\?)[^>]*+>"
@@ -102,15 +100,13 @@ def _loop_until_meta(tag_guard: bytes) -> re.Pattern[bytes]:
     )
 
 
-_PRESCAN_LOOP = _loop_until_meta(b"")
-# late_meta's loop also stops at "<body" and "</head", where the head ends.
-_HEAD_LOOP = _loop_until_meta(rb"(?![Bb][Oo][Dd][Yy][" + _WS + rb"/>]|/[Hh][Ee][Aa][Dd][" + _WS + rb"/>])")
+_PRESCAN_LOOP = _loop_until_meta()
 _META_END = b"\t\n\x0c\r /"  # the bytes that may follow "<meta"
 _WHITESPACE = b"\t\n\x0c\r "
 _PRAGMA_NAMES = frozenset((b"http-equiv", b"content", b"charset"))
 # "<meta" ASCII case-insensitively, as bytes.lower() would find it, without lowercasing a copy.
 _META_START = re.compile(rb"<[Mm][Ee][Tt][Aa]")
-_GAVE_UP = -1  # _scan's position when the loop ran out of bytes or stopped
+_GAVE_UP = -1  # _scan's position when the loop ran out of bytes
 _FAILURE = "failure"  # "getting an encoding" found no encoding; distinct from null (None)
 
 
@@ -153,7 +149,7 @@ def prescan_meta(body: bytes) -> str | None:
     window_end = min(len(body), PRESCAN_BYTES)
     if _find_meta(body, 0, window_end) < 0:
         return None
-    found, end = _scan(body, window_end, stop_at_body=False)
+    found, end = _scan(body, window_end)
     if found is not None:
         _DECISIONS.put(body[:end], found)
     return found
@@ -209,12 +205,18 @@ class DecisionCache:
 _DECISIONS = DecisionCache()
 
 
-def _next_meta_by_pattern(buf: bytes, position: int, length: int, stop_at_body: bool) -> int:
+def _next_meta_by_pattern(buf: bytes, position: int, length: int, stop_at_body: bool = False) -> int:
     """The prescan's loop over ``buf[position:length]`` by pattern: where the ``<meta`` it stops at
-    starts, or -1 when it stops anywhere else (the end, a construct that ran out of bytes, or,
-    with *stop_at_body*, the end of the head)."""
+    starts, or -1 when it stops anywhere else (the end, or a construct that ran out of bytes).
+
+    *stop_at_body* mirrors the compiled ``next_meta``'s fourth argument, which made the loop stop
+    at "<body" and "</head" for the late ``<meta>`` scan that late_meta.py now does Chromium's
+    way; the prescan passes False, the only value this fallback implements.
+    """
+    if stop_at_body:
+        raise ValueError("the prescan's loop no longer stops at the end of the head")
     length = min(length, len(buf))  # as a slice would, and the compiled loop does
-    position = (_HEAD_LOOP if stop_at_body else _PRESCAN_LOOP).match(buf, position, length).end()
+    position = _PRESCAN_LOOP.match(buf, position, length).end()
     after = position + 5
     if after >= length or buf[after] not in _META_END or buf[position + 1 : after].lower() != b"meta":
         return -1
@@ -238,36 +240,15 @@ except ImportError:  # installed without a C compiler
     COMPILED = False
 
 
-def late_meta(body: bytes, limit: int = LATE_META_LIMIT) -> str | None:
-    """A ``<meta>`` charset declared in the head but beyond the prescan's 1024 bytes.
-
-    Chromium keeps looking for a ``<meta>`` charset while it is still in the
-    head and, when it finds one, decodes the page again with it.  This applies
-    the prescan's own loop and attribute rules to the first *limit* bytes,
-    stopping at a ``<body`` start tag or a ``</head`` end tag, and returns the
-    encoding of the first ``<meta>`` the loop decides on, but only when that
-    ``<meta>`` ends past the first 1024 bytes (one that ends within them is
-    the prescan's answer, not a late one).  None otherwise.
-    """
-    if len(body) <= PRESCAN_BYTES:
-        return None
-    # The limit bounds the scan rather than slicing the body: a slice would copy up to 64 KB.
-    found, end = _scan(body, min(limit, len(body)), stop_at_body=True)
-    if found is None or end <= PRESCAN_BYTES:
-        return None
-    return found
-
-
-def _scan(buf: bytes, length: int, *, stop_at_body: bool) -> tuple[str | None, int]:
+def _scan(buf: bytes, length: int) -> tuple[str | None, int]:
     """The prescan's loop over ``buf[:length]``: (encoding, position after its ``<meta>``'s ">").
 
-    (None, _GAVE_UP) when the loop runs out of bytes or, with *stop_at_body*,
-    reaches ``<body`` or ``</head``.
+    (None, _GAVE_UP) when the loop runs out of bytes.
     """
     position = 0
     while True:
-        position = _next_meta(buf, position, length, stop_at_body)
-        if position < 0:  # the end, a construct that ran out of bytes, or the end of the head
+        position = _next_meta(buf, position, length, False)  # False: the compiled loop's stop_at_body
+        if position < 0:  # the end, or a construct that ran out of bytes
             return None, _GAVE_UP
         found, position = _meta(buf, position + 5, length)
         if found is not None or position == _GAVE_UP:

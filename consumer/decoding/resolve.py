@@ -47,7 +47,8 @@ from .labels import get_encoding
 from .mime_sniff import non_text_type
 from .mojibake import looks_double_encoded, utf8_looks_double_encoded
 from .overrides import Override, OverrideMode, OverrideTable, as_table
-from .prescan import late_meta, may_declare_a_charset, prescan, prescan_meta, prescan_unknown_label
+from .late_meta import late_meta
+from .prescan import may_declare_a_charset, prescan, prescan_meta, prescan_unknown_label
 from .url import host_of, tld_of
 from .xml_declaration import xml_declared_encoding
 

@@ -17,7 +17,6 @@ from consumer.decoding.prescan import (
     DecisionCache,
     _scan,
     extract_meta_charset,
-    late_meta,
     prescan,
     prescan_meta,
 )
@@ -206,17 +205,16 @@ def test_comments_tags_and_bogus_markup(body, expected):
 # -- the 1024-byte window and running out of bytes --------------------------------------------
 
 
-def test_meta_after_1024_bytes_is_not_found_by_prescan_but_by_late_meta():
+def test_meta_after_1024_bytes_is_not_found():
+    """Past the window, a <meta> is late_meta's (tests/decoding/test_late_meta.py)."""
     body = b"<html><head>" + b"<!--" + pad(1100) + b"-->" + b"<meta charset=gbk></head><body>x</body>"
     assert prescan(body) is None
-    assert late_meta(body) == "GBK"
 
 
 def test_meta_ending_exactly_at_1024_is_found():
     meta = b"<meta charset=gbk>"
     body = pad(PRESCAN_BYTES - len(meta)) + meta + pad(10)
     assert prescan(body) == "GBK"
-    assert late_meta(body) is None  # the prescan's answer is not a late one
 
 
 @pytest.mark.parametrize("cut", [1, 5, 10, 17])
@@ -225,7 +223,6 @@ def test_meta_cut_by_the_window_does_not_count(cut):
     meta = b'<meta charset="gbk" >'
     body = pad(PRESCAN_BYTES - len(meta) + cut) + meta
     assert prescan(body) is None
-    assert late_meta(body) == "GBK"
 
 
 def test_truncated_meta_at_the_end_of_a_short_body_does_not_count():
@@ -236,61 +233,6 @@ def test_truncated_meta_at_the_end_of_a_short_body_does_not_count():
 
 def test_an_unterminated_tag_before_the_meta_hides_it():
     assert prescan(b'<a href="x><meta charset=gbk>') is None
-
-
-# -- late_meta -----------------------------------------------------------------------------------
-
-
-def head(*parts: bytes) -> bytes:
-    return b"<!DOCTYPE html><html><head>" + b"".join(parts)
-
-
-LONG_SCRIPT = b"<script>var a = 1 < 2;</script>" + b"<link rel=stylesheet href=/a.css>" * 40
-
-
-@pytest.mark.parametrize(
-    ("body", "expected"),
-    [
-        (head(LONG_SCRIPT, b"<meta charset=gbk></head><body>"), "GBK"),
-        (head(LONG_SCRIPT, b'<meta http-equiv=Content-Type content="text/html; charset=euc-jp">'), "EUC-JP"),
-        (head(LONG_SCRIPT, b"<meta charset=utf-16>"), "UTF-8"),
-        (head(LONG_SCRIPT, b"<meta charset=bogus><meta charset=big5>"), "Big5"),
-        # Past the head, a <meta> is no longer honoured.
-        (head(LONG_SCRIPT, b"</head><meta charset=gbk>"), None),
-        (head(LONG_SCRIPT, b"</HEAD ><meta charset=gbk>"), None),
-        (head(LONG_SCRIPT, b"<body><meta charset=gbk>"), None),
-        (head(LONG_SCRIPT, b"<BODY class=x><meta charset=gbk>"), None),
-        (head(LONG_SCRIPT, b"<body/><meta charset=gbk>"), None),
-        # ... but <bodyx>, </header> and a <body> in a comment or attribute do not end it.
-        (head(LONG_SCRIPT, b"<bodyx><meta charset=gbk>"), "GBK"),
-        (head(LONG_SCRIPT, b"</header><meta charset=gbk>"), "GBK"),
-        (head(LONG_SCRIPT, b"<!-- <body> --><meta charset=gbk>"), "GBK"),
-        (head(LONG_SCRIPT, b"<a title='<body>'><meta charset=gbk>"), "GBK"),
-        # The same rules as the prescan: comments, attribute values.
-        (head(LONG_SCRIPT, b"<!-- <meta charset=gbk> -->"), None),
-        (head(LONG_SCRIPT, b"<a title='<meta charset=gbk>'>"), None),
-        (head(LONG_SCRIPT, b'<meta content="charset=gbk">'), None),
-        (head(LONG_SCRIPT), None),
-        # Short bodies were wholly prescanned.
-        (head(b"<meta charset=gbk>"), None),
-    ],
-)
-def test_late_meta(body, expected):
-    assert len(body) > PRESCAN_BYTES or expected is None
-    assert late_meta(body) == expected
-
-
-def test_late_meta_only_looks_up_to_its_limit():
-    body = head(LONG_SCRIPT, pad(2000), b"<meta charset=gbk>")
-    assert late_meta(body) == "GBK"
-    assert late_meta(body, limit=len(body) - 1) is None
-    assert late_meta(body, limit=2000) is None
-
-
-def test_late_meta_does_not_report_the_prescans_answer():
-    body = head(b"<meta charset=big5>", LONG_SCRIPT, b"<meta charset=gbk>")
-    assert prescan(body) == "Big5"
-    assert late_meta(body) is None  # the browser decided on Big5 at the first <meta>
 
 
 # -- the XML declaration fallback and the UTF-16 XML declaration sniff -----------------------
@@ -367,32 +309,13 @@ def _reference_prescan(stream: bytes) -> str | None:
         return get_xml_encoding(stream)
 
 
-def _reference_late_meta(body: bytes, limit: int) -> str | None:
-    """late_meta's contract over the same transcription, stopping at <body and </head."""
-    if len(body) <= PRESCAN_BYTES:
-        return None
-    try:
-        found, end = _reference_loop(body[:limit], stop_at_body=True)
-    except _RunOut:
-        return None
-    return found if end > PRESCAN_BYTES else None
-
-
-def _ends_head(rest: bytes) -> bool:
-    for prefix in (b"<body", b"</head"):
-        after = rest[len(prefix) : len(prefix) + 1]
-        if rest[: len(prefix)].lower() == prefix and (not after or after in b"\t\n\x0c\r />"):
-            return True
-    return False
-
-
 def _at(stream: bytes, position: int) -> int:
     if position >= len(stream):
         raise _RunOut
     return stream[position]
 
 
-def _reference_loop(stream: bytes, stop_at_body: bool = False) -> tuple[str, int]:
+def _reference_loop(stream: bytes) -> tuple[str, int]:
     position = 0
     while True:
         rest = stream[position:]
@@ -425,8 +348,6 @@ def _reference_loop(stream: bytes, stop_at_body: bool = False) -> tuple[str, int
                 remapped = {"UTF-16BE": "UTF-8", "UTF-16LE": "UTF-8", "x-user-defined": "windows-1252"}
                 return remapped.get(charset, charset), position + 1
         elif rest[:1] == b"<" and (_is_letter(rest[1:2]) or (rest[1:2] == b"/" and _is_letter(rest[2:3]))):
-            if stop_at_body and _ends_head(rest):
-                raise _RunOut  # late_meta stops looking: no answer
             while _at(stream, position) not in _SPACE + b">":
                 position += 1
             while True:
@@ -522,7 +443,6 @@ def test_agrees_with_the_literal_transcription_across_the_window_edge(fragments,
 def test_never_raises_on_random_bytes(body):
     prescan(body)
     prescan_meta(body)
-    late_meta(body, limit=2048)
 
 
 @pytest.mark.parametrize(
@@ -539,18 +459,6 @@ def test_never_raises_on_random_bytes(body):
 )
 def test_hostile_input_gives_no_answer_and_terminates(body):
     assert prescan(body) is None
-    assert late_meta(body) is None
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.sampled_from(_FRAGMENTS), max_size=30),
-    st.lists(st.sampled_from(_FRAGMENTS), max_size=30),
-    st.integers(min_value=0, max_value=60),
-)
-def test_late_meta_agrees_with_the_literal_transcription(before, after, shift):
-    body = b"".join(before) + pad(PRESCAN_BYTES - 30 + shift) + b"".join(after)
-    assert late_meta(body, limit=PRESCAN_BYTES + 600) == _reference_late_meta(body, PRESCAN_BYTES + 600)
 
 
 # -- the decision cache: bodies sharing the bytes that decided an answer -------------------------
@@ -570,7 +478,7 @@ def test_cached_answers_agree_with_the_literal_transcription(fragments, suffixes
     # Half the examples move the head toward the window's edge, where a <meta> may be cut.
     first = (pad(pad_to) if pad_to % 2 else b"") + b"".join(fragments)
     assert prescan(first) == _reference_prescan(first[:PRESCAN_BYTES])
-    found, end = _scan(first, min(len(first), PRESCAN_BYTES), stop_at_body=False)
+    found, end = _scan(first, min(len(first), PRESCAN_BYTES))
     shared = first[: end - back] if found is not None else first
     for suffix in suffixes:
         body = shared + b"".join(suffix)
@@ -590,7 +498,7 @@ def test_a_tiny_keyed_cache_gives_the_standards_answers(bodies):
         assert cached is None or cached == expected
         if cached is None:
             window_end = min(len(body), PRESCAN_BYTES)
-            found, end = _scan(body, window_end, stop_at_body=False)
+            found, end = _scan(body, window_end)
             if found is not None:
                 cache.put(body[:end], found)
 

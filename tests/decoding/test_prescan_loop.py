@@ -63,11 +63,11 @@ _CONSTRUCTS = st.lists(st.one_of(_TAG, _COMMENT, _BOGUS, _NOISE, st.just(b"<meta
 _MARKUP = st.one_of(st.lists(st.sampled_from(_FRAGMENTS), max_size=40).map(b"".join), _CONSTRUCTS)
 
 
-def _stops(next_meta, buf: bytes, position: int, length: int, stop_at_body: bool) -> list[int]:
+def _stops(next_meta, buf: bytes, position: int, length: int) -> list[int]:
     """Every <meta the loop stops at, resuming after each as ``_scan`` may: a <meta early in the
     bytes would otherwise hide how the rest is read."""
     stops = []
-    while (position := next_meta(buf, position, length, stop_at_body)) >= 0:
+    while (position := next_meta(buf, position, length, False)) >= 0:
         stops.append(position)
         position += 5
     return stops
@@ -81,12 +81,10 @@ def _bounds(draw_from: st.DataObject, buf: bytes) -> tuple[int, int]:
 
 @needs_compiled
 @settings(max_examples=3500, deadline=None)
-@given(st.one_of(_MARKUP, st.binary(max_size=200)), st.booleans(), st.data())
-def test_next_meta_agrees_with_the_patterns(buf, stop_at_body, data):
+@given(st.one_of(_MARKUP, st.binary(max_size=200)), st.data())
+def test_next_meta_agrees_with_the_patterns(buf, data):
     position, length = _bounds(data, buf)
-    assert _stops(compiled.next_meta, buf, position, length, stop_at_body) == _stops(
-        prescan._next_meta_by_pattern, buf, position, length, stop_at_body
-    )
+    assert _stops(compiled.next_meta, buf, position, length) == _stops(prescan._next_meta_by_pattern, buf, position, length)
 
 
 @needs_compiled
@@ -101,38 +99,37 @@ def test_find_meta_agrees_with_the_pattern(buf, data):
 @settings(max_examples=300, deadline=None)
 @given(_MARKUP, _MARKUP, st.integers(min_value=0, max_value=40))
 def test_the_scans_agree_across_the_window_edge(before, after, shift):
-    """prescan's and late_meta's whole loop (``_scan``), compiled and by pattern, around byte 1024."""
+    """The prescan's whole loop (``_scan``), compiled and by pattern, around byte 1024."""
     body = before + b"x" * max(0, prescan.PRESCAN_BYTES - 20 + shift - len(before)) + after
-    for stop_at_body, length in ((False, min(len(body), prescan.PRESCAN_BYTES)), (True, len(body))):
-        compiled_answer = prescan._scan(body, length, stop_at_body=stop_at_body)
+    for length in (min(len(body), prescan.PRESCAN_BYTES), len(body)):
+        compiled_answer = prescan._scan(body, length)
         with mock.patch.multiple(
             prescan, _next_meta=prescan._next_meta_by_pattern, _find_meta=prescan._find_meta_by_pattern
         ):
-            assert prescan._scan(body, length, stop_at_body=stop_at_body) == compiled_answer
+            assert prescan._scan(body, length) == compiled_answer
 
 
 @needs_compiled
 @pytest.mark.parametrize(
-    ("buf", "position", "length", "stop_at_body", "expected"),
+    ("buf", "position", "length", "expected"),
     [
-        (b"<html><meta charset=x>", 0, 99, False, 6),
-        (b"<html><meta charset=x>", -5, 99, False, 6),  # clamped like a slice
-        (b"<html><meta charset=x>", 7, 99, False, -1),
-        (b"<html><meta", 0, 99, False, -1),  # nothing after "meta": not yet a <meta
-        (b"<!-- <meta charset=x> --><meta ", 0, 99, False, 25),
-        (b"<head></head><meta charset=x>", 0, 99, True, -1),
-        (b"<head></head><meta charset=x>", 0, 99, False, 13),
-        (b"<a title='>'><meta ", 0, 99, False, 13),
-        (b"", 0, 0, False, -1),
-        (b"<!-- x -> <meta charset=x> --><meta ", 0, 99, False, 30),  # "->" does not end a comment
-        (b"<a x=><meta ", 0, 99, False, 6),  # an empty value before ">"
-        (b"<a /><meta ", 0, 99, False, 5),
-        (b"<a x='>' y><meta ", 0, 99, False, 11),
+        (b"<html><meta charset=x>", 0, 99, 6),
+        (b"<html><meta charset=x>", -5, 99, 6),  # clamped like a slice
+        (b"<html><meta charset=x>", 7, 99, -1),
+        (b"<html><meta", 0, 99, -1),  # nothing after "meta": not yet a <meta
+        (b"<!-- <meta charset=x> --><meta ", 0, 99, 25),
+        (b"<head></head><meta charset=x>", 0, 99, 13),
+        (b"<a title='>'><meta ", 0, 99, 13),
+        (b"", 0, 0, -1),
+        (b"<!-- x -> <meta charset=x> --><meta ", 0, 99, 30),  # "->" does not end a comment
+        (b"<a x=><meta ", 0, 99, 6),  # an empty value before ">"
+        (b"<a /><meta ", 0, 99, 5),
+        (b"<a x='>' y><meta ", 0, 99, 11),
     ],
 )
-def test_next_meta_cases(buf, position, length, stop_at_body, expected):
-    assert compiled.next_meta(buf, position, length, stop_at_body) == expected
-    assert prescan._next_meta_by_pattern(buf, position, length, stop_at_body) == expected
+def test_next_meta_cases(buf, position, length, expected):
+    assert compiled.next_meta(buf, position, length, False) == expected  # False: see prescan._next_meta_by_pattern
+    assert prescan._next_meta_by_pattern(buf, position, length) == expected
 
 
 @needs_compiled
