@@ -47,7 +47,7 @@ from .labels import get_encoding
 from .mime_sniff import non_text_type
 from .mojibake import looks_double_encoded, utf8_looks_double_encoded
 from .overrides import Override, OverrideMode, OverrideTable, as_table
-from .late_meta import late_meta
+from .late_meta import late_meta_labels
 from .prescan import may_declare_a_charset, prescan, prescan_meta, prescan_unknown_label
 from .url import host_of, tld_of
 from .xml_declaration import xml_declared_encoding
@@ -140,13 +140,16 @@ def _undisputed_utf8(body: bytes, content_type: str | None, lazy_text: bool = Fa
         if meta != "UTF-8":
             return None
         source = "meta-prescan"
-    elif late_meta(body) is not None:
-        return None
     else:
         source = "utf-8-valid"
     decoded = _utf8_decoded(body, source, lazy_text, _UNDISPUTED_DECLARATIONS[header, meta])
-    if decoded is not None and source == "utf-8-valid" and _seven_bit_with_escape(body, None if lazy_text else decoded.text):
-        return None  # perhaps ISO-2022-JP, which the resolution looks at first
+    if decoded is None or source != "utf-8-valid":
+        return decoded
+    # Nothing declared in the header or the first 1024 bytes.  A late <meta> (or an unknown label
+    # in one) and ISO-2022-JP's escapes are the resolution's to weigh; looked for only once the
+    # body is known to be UTF-8, so that a body that is not is scanned once, by the resolution.
+    if late_meta_labels(body) != _NO_LATE_META or _seven_bit_with_escape(body, None if lazy_text else decoded.text):
+        return None
     return decoded
 
 
@@ -184,6 +187,7 @@ def _utf8_decoded(
 
 
 _NO_OVERRIDES = as_table(None)
+_NO_LATE_META = (None, None)  # late_meta_labels: no late <meta>, no unknown label in one
 
 # ``declared`` of the shortcut's answers: the header and the meta each say UTF-8 or nothing.  Built
 # once and shared (read-only views of dicts nothing else holds) instead of one dict and view a decode.
@@ -302,7 +306,9 @@ class _Resolution:
         if self.declared["meta"]:
             yield "meta-prescan", self.declared["meta"], None
         else:
-            late = late_meta(self.payload)
+            late, unknown_label = late_meta_labels(self.payload)
+            if unknown_label is not None:
+                self.conflicts.append(f"meta-late charset {unknown_label!r} is not a known encoding: ignored")
             if late:
                 yield "meta-late", late, None
 

@@ -430,6 +430,27 @@ def test_a_late_meta_that_fails_strictly_gives_way_to_a_clean_guess_at_any_confi
     assert (decode(early, HTML).source, decode(early, HTML).lossy) == ("meta-prescan", True)
 
 
+def test_the_issues_late_meta_examples_publish_the_pages_own_text():
+    """Issue 17: a <meta> in a script is not a declaration; the page is decoded by what it is."""
+    comment = "<!--" + "x" * 1100 + "-->"
+    in_string = page("Привет, как дела? Это страница на русском языке.", comment + "<script>var s='<meta charset=\"koi8-r\">';</script>")
+    decoded = decode(in_string.encode("cp1251"), HTML)
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "detector")
+    assert "Привет, как дела?" in decoded.text
+    in_comment = page("Crème brûlée, déjà vu", comment + '<script>/* <meta charset="hz-gb-2312"> */</script>')
+    decoded = decode(in_comment.encode("cp1252"), HTML)
+    assert (decoded.encoding, decoded.lossy) == ("windows-1252", False)
+    assert "Crème brûlée, déjà vu" in decoded.text
+
+
+@pytest.mark.parametrize("lazy_text", [False, True])
+def test_an_unknown_late_meta_charset_is_recorded_in_conflicts(lazy_text):
+    body = page("Grüße", _LONG_COMMENT + meta("utf8x")).encode()
+    decoded = decode(body, HTML, lazy_text=lazy_text)
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "utf-8-valid")
+    assert "meta-late charset 'utf8x' is not a known encoding: ignored" in decoded.conflicts
+
+
 # -- what is declared but not understood is said ------------------------------------------
 
 
