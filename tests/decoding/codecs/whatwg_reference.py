@@ -1,31 +1,26 @@
 """The standard's data and decoders, independent of the package under test.
 
-Expectations come from the standard's own files in ``../shared/whatwg`` (or
-``$WHATWG_DATA_DIR``), parsed here independently of the package's generator,
-and from literal transcriptions of the standard's UTF-8 and UTF-16 decoders.
+Expectations come from the standard's own files, vendored unchanged in
+``consumer/decoding/data/whatwg/``, parsed here independently of the package's
+generator, and from literal transcriptions of the standard's UTF-8 and UTF-16
+decoders.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from bisect import bisect_right
 from functools import cache
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-
-
-def whatwg_dir() -> Path:
-    configured = os.environ.get("WHATWG_DATA_DIR")
-    return Path(configured) if configured else REPO_ROOT.parent / "shared" / "whatwg"
+WHATWG_DIR = Path(__file__).resolve().parents[3] / "consumer" / "decoding" / "data" / "whatwg"
 
 
 @cache
 def read_index(name: str) -> dict[int, int]:
     """``index-<name>.txt`` as pointer -> code point (comments may hold U+0085: split on LF)."""
     index: dict[int, int] = {}
-    text = (whatwg_dir() / f"index-{name}.txt").read_text(encoding="utf-8")
+    text = (WHATWG_DIR / f"index-{name}.txt").read_text(encoding="utf-8")
     for line in text.split("\n"):
         if line.strip() and not line.startswith("#"):
             pointer, code_point = line.split("\t")[:2]
@@ -35,14 +30,14 @@ def read_index(name: str) -> dict[int, int]:
 
 @cache
 def single_byte_encodings() -> tuple[str, ...]:
-    groups = json.loads((whatwg_dir() / "encodings.json").read_text(encoding="utf-8"))
+    groups = json.loads((WHATWG_DIR / "encodings.json").read_text(encoding="utf-8"))
     (group,) = [g for g in groups if g["heading"] == "Legacy single-byte encodings"]
     return tuple(encoding["name"] for encoding in group["encodings"])
 
 
 @cache
 def all_encodings() -> frozenset[str]:
-    groups = json.loads((whatwg_dir() / "encodings.json").read_text(encoding="utf-8"))
+    groups = json.loads((WHATWG_DIR / "encodings.json").read_text(encoding="utf-8"))
     return frozenset(encoding["name"] for group in groups for encoding in group["encodings"])
 
 
