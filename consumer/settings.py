@@ -48,7 +48,7 @@ class Settings:
     quarantine_topic: str = "crawl.quarantine"
     group_id: str = "crawl-decoder"
     processing_mode: ProcessingMode = ProcessingMode.EXACTLY_ONCE
-    #: Stable per instance so a restarted instance fences its predecessor (KAFKA.md).
+    #: Stable per instance so a restarted instance fences its predecessor (docs/kafka.md, exactly-once).
     transactional_id: str = dataclasses.field(default_factory=lambda: f"crawl-decoder-{socket.gethostname()}")
     max_body_bytes: int = 16 * MIB
     batch_size: int = 500

@@ -1,6 +1,6 @@
 """Apache Kafka's jars from Maven Central, resolved once and cached.
 
-Kafka's POM does not bring a logging backend (see KAFKA.md), so the generated
+Kafka's POM does not bring a logging backend (see docs/kafka.md), so the generated
 POM adds log4j-core and the slf4j-1 binding (Kafka 4.x logs through slf4j
 1.7.36).  Maven resolves the runtime closure into
 ``<cache>/crawl-decoder/kafka-<version>/libs``; a marker file written after a

@@ -1,7 +1,7 @@
 """The ``server.properties`` and log4j 2 configuration of a single-node KRaft broker.
 
 Kafka's defaults assume three brokers; each setting below that differs from
-them is there for a single node (see KAFKA.md, "A single-node KRaft broker").
+them is there for a single node (see docs/kafka.md, "A single-node KRaft broker").
 """
 
 from __future__ import annotations

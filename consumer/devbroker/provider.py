@@ -16,7 +16,7 @@ from ..kafka.config import KafkaConnection
 from .broker import LocalBroker
 from .jars import DEFAULT_KAFKA_VERSION
 
-#: testcontainers sets single-node offsets settings itself but not these (KAFKA.md).
+#: testcontainers sets single-node offsets settings itself but not these (docs/kafka.md, "A single-node KRaft broker").
 CONTAINER_ENV: Mapping[str, str] = {
     "KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR": "1",
     "KAFKA_TRANSACTION_STATE_LOG_MIN_ISR": "1",

@@ -52,7 +52,7 @@ def make_consumer(
     isolation_level: str = "read_committed",
     extra: Mapping[str, object] | None = None,
 ) -> Consumer:
-    """A consumer whose offsets move only when the caller commits them (see KAFKA.md, exactly-once)."""
+    """A consumer whose offsets move only when the caller commits them (see docs/kafka.md, exactly-once)."""
     conf: dict[str, object] = {
         **conn.as_librdkafka_dict(),
         "group.id": group_id,

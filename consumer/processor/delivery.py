@@ -1,7 +1,7 @@
 """How a batch's output and its input offsets become durable: exactly-once or at-least-once.
 
 Both policies share one rule: offsets move only after the output is durably
-written.  ``ExactlyOnce`` follows KAFKA.md (and librdkafka's
+written.  ``ExactlyOnce`` follows docs/kafka.md (and librdkafka's
 examples/transactions.c): produce the batch, send the consumer's positions to
 the transaction, commit.  Abortable errors abort and rewind the consumer to its
 committed offsets so the batch is read again; retriable errors retry the call.
