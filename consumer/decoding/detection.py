@@ -53,6 +53,7 @@ from collections import Counter
 from dataclasses import dataclass
 from operator import mul
 
+from .codecs.cpython import DECODERS
 from .data.whatwg import SINGLE_BYTE
 from .detection_data import FREQUENCIES
 
@@ -77,28 +78,11 @@ class Detection:
     confidence: float
 
 
-#: Python codecs used to *score* multi-byte candidates.  Known differences from
-#: the Encoding Standard, none of which changes a score materially:
-#: - Shift_JIS: cp932 is the closest (the standard's decoder is Windows-31J);
-#:   it lacks a few IBM extension duplicates the standard decodes.
-#: - EUC-JP: euc_jp decodes JIS X 0212 like the standard but maps a few
-#:   symbols (e.g. 0xA1C1 to U+301C, the standard to U+FF5E).
-#: - ISO-2022-JP: iso2022_jp_ext adds half-width katakana (ESC ( I) as the standard does.
-#: - EUC-KR: cp949 (Unified Hangul Code) is what the standard's EUC-KR decodes.
-#: - GBK: the standard decodes GBK with the gb18030 decoder; scoring uses
-#:   Python's gbk so that a body needing gb18030's four-byte sequences is told apart.
-#: - Big5: big5hkscs is the closest to the standard's Big5 (HKSCS included); it
-#:   differs in a handful of compatibility mappings.
-PYTHON_CODECS: dict[str, str] = {
-    "Shift_JIS": "cp932",
-    "EUC-JP": "euc_jp",
-    "ISO-2022-JP": "iso2022_jp_ext",
-    "EUC-KR": "cp949",
-    "GBK": "gb18030",
-    "gb18030": "gb18030",
-    "Big5": "big5hkscs",
-}
-_SCORING_CODECS = {**PYTHON_CODECS, "GBK": "gbk"}
+#: Python codecs used to *score* multi-byte candidates: the closest to each (``codecs.cpython``,
+#: whose differences from the standard change no score materially), but for GBK, which the
+#: standard decodes with the gb18030 decoder: scoring uses Python's gbk, so that a body needing
+#: gb18030's four-byte sequences is told apart from GBK.
+_SCORING_CODECS: dict[str, str] = {**DECODERS, "GBK": "gbk"}
 
 #: Candidate encoding -> the languages (keys of FREQUENCIES) written in it.
 LANGUAGES: dict[str, tuple[str, ...]] = {

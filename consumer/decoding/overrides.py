@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+
+from .hosts import HostPatterns, is_pattern
 
 
 class OverrideMode(str, enum.Enum):
@@ -37,64 +39,32 @@ class Override:
 
     @property
     def is_pattern(self) -> bool:
-        return self.host.startswith("*.")
+        return is_pattern(self.host)
 
     def overdue(self, today: dt.date) -> bool:
         return today > self.review_by
 
 
 class OverrideTable:
-    """Overrides by host; the most specific match wins.
+    """Overrides by host; the most specific match wins (an exact host, else the longest ``*.suffix``).
 
-    An exact host beats any pattern; among patterns, the longest suffix wins
-    (``*.shop.example.jp`` beats ``*.example.jp``).  Lookup is a dictionary
-    probe per label of the host, so it stays cheap with thousands of entries.
+    The matching is ``hosts.HostPatterns``, the same that replay's and recheck's ``--host`` use.
     """
 
-    __slots__ = ("_exact", "_suffixes")
+    __slots__ = ("_patterns",)
 
     def __init__(self, overrides: Iterable[Override] = ()) -> None:
-        self._exact: dict[str, Override] = {}
-        self._suffixes: dict[str, Override] = {}
-        for override in overrides:
-            host = override.host.lower()
-            if override.is_pattern:
-                self._suffixes[host[1:]] = override  # keep the dot: ".example.jp"
-            else:
-                self._exact[host] = override
+        self._patterns: HostPatterns[Override] = HostPatterns((override.host, override) for override in overrides)
 
     def __len__(self) -> int:
-        return len(self._exact) + len(self._suffixes)
+        return len(self._patterns)
 
-    def __iter__(self):
-        yield from self._exact.values()
-        yield from self._suffixes.values()
+    def __iter__(self) -> Iterator[Override]:
+        return self._patterns.values()
 
     def lookup(self, host: str | None) -> Override | None:
-        if not host:
-            return None
-        host = _ascii_host(host)
-        found = self._exact.get(host)
-        if found is not None:
-            return found
-        dot = host.find(".")
-        while dot != -1:
-            found = self._suffixes.get(host[dot:])
-            if found is not None:
-                return found
-            dot = host.find(".", dot + 1)
-        return None
-
-
-def _ascii_host(host: str) -> str:
-    """Lowercase, no trailing dot, IDN labels as punycode: how the override file stores hosts."""
-    host = host.lower().rstrip(".")
-    if host.isascii():
-        return host
-    try:
-        return host.encode("idna").decode("ascii")
-    except UnicodeError:
-        return host
+        """The override for *host* (any spelling: case, punycode or not, trailing dot), else None."""
+        return self._patterns.lookup(host)
 
 
 def as_table(overrides: OverrideTable | Iterable[Override] | Mapping | None) -> OverrideTable:

@@ -49,7 +49,7 @@ from .mojibake import looks_double_encoded, utf8_looks_double_encoded
 from .overrides import Override, OverrideMode, OverrideTable, as_table
 from .late_meta import late_meta_labels
 from .prescan import may_declare_a_charset, prescan, prescan_meta, prescan_unknown_label
-from .url import host_of, tld_of
+from .hosts import host_of, tld_of
 from .xml_declaration import xml_declared_encoding
 
 DEFAULT_ENCODING = "windows-1252"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from .config import ExpiredPolicy, OverrideConfig, empty_config
 from .exceptions import OverridesError, Problem
-from .hosts import normalise_host
 from .loader import load_overrides, parse_overrides
 from .reload import OverridesWatcher
 from .report import ReportRow, format_report, report_from_records
@@ -35,7 +34,6 @@ __all__ = [
     "empty_config",
     "format_report",
     "load_overrides",
-    "normalise_host",
     "overdue",
     "parse_overrides",
     "report_from_records",

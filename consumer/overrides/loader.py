@@ -18,11 +18,11 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..decoding.data.whatwg import LABELS
+from ..decoding.hosts import parse_host_pattern
 from ..decoding.labels import get_encoding
 from ..decoding.overrides import Override, OverrideMode
 from .config import ExpiredPolicy, OverrideConfig
 from .exceptions import OverridesError, Problem
-from .hosts import normalise_host
 
 #: Keys of one entry of ``overrides:``.  ``owner`` or ``ticket`` (or both) is required.
 ENTRY_KEYS = ("host", "encoding", "mode", "reason", "review_by", "owner", "ticket")
@@ -199,7 +199,7 @@ class _Check:
         if value is None:
             return None
         try:
-            return normalise_host(value)
+            return parse_host_pattern(value)
         except ValueError as exc:
             self.error(node, str(exc))
             return None

@@ -9,23 +9,16 @@ A record whose bytes cannot be rebuilt exactly is reported as such, never guesse
 from __future__ import annotations
 
 import codecs
-import datetime as dt
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-from ..decoding import Override, OverrideMode, OverrideTable, decode
+from ..decoding import OverrideTable, decode
+from ..decoding.codecs.cpython import ENCODERS
 from ..decoding.data.whatwg import NO_CODE_POINT, SINGLE_BYTE
+from ..decoding.hosts import host_matches, host_of, parse_host_pattern
 from ..processor.records import header_value
 
-#: Python codecs that encode like the WHATWG encoders for the text our decoders produce;
-#: whatever they get wrong fails the SHA-256 check below and is reported as unrebuildable.
-_PYTHON_ENCODERS = {
-    "UTF-8": "utf-8", "UTF-16LE": "utf-16-le", "UTF-16BE": "utf-16-be", "Shift_JIS": "cp932",
-    "EUC-JP": "euc_jp", "ISO-2022-JP": "iso2022_jp", "EUC-KR": "cp949", "Big5": "big5hkscs",
-    "GBK": "gbk", "gb18030": "gb18030",
-}
 _BOMS = {"UTF-8": b"\xef\xbb\xbf", "UTF-16LE": b"\xff\xfe", "UTF-16BE": b"\xfe\xff"}
 
 
@@ -60,15 +53,19 @@ def _encode(text: str, encoding: str) -> bytes:
         table = {char: 0x80 + i for i, char in enumerate(SINGLE_BYTE[encoding]) if char != NO_CODE_POINT}
         table.update({chr(i): i for i in range(0x80)})
         return bytes(table[char] for char in text)
-    return codecs.encode(text, _PYTHON_ENCODERS[encoding])
+    # Where a CPython encoder differs from the standard's, the SHA-256 check above catches it:
+    # the record is reported unrebuildable, never rebuilt wrong.
+    return codecs.encode(text, ENCODERS[encoding])
 
 
-def recheck(records: Iterable[tuple[str, Mapping]], host_matches, current: OverrideTable) -> list[Recheck]:
+def recheck(
+    records: Iterable[tuple[str, Mapping]], matches: Callable[[str], bool], current: OverrideTable
+) -> list[Recheck]:
     """Re-run the normal resolution (no overrides) on each record of the host."""
     out = []
     for where, record in records:
         raw = record if where == "clean" else record.get("raw")
-        if raw is None or not host_matches(raw["url"]):
+        if raw is None or not matches(raw["url"]):
             continue
         if where == "clean":
             body, before = body_of_clean(record), f"{record['encoding']}/{record['source']}"
@@ -92,14 +89,9 @@ def _compare(raw: Mapping, body: bytes | None, where: str, before: str, text_now
 
 
 def host_matcher(pattern: str) -> Callable[[str], bool]:
-    """Exact host, or ``*.suffix`` for its sub-domains: the overrides' own matching."""
-    probe = Override(pattern.lower(), "UTF-8", OverrideMode.FORCE, "recheck probe", dt.date.max)
-    table = OverrideTable([probe])
+    """Whether a URL's host is *pattern* (exact, or ``*.suffix`` for its sub-domains), as overrides match.
 
-    def matches(url: str) -> bool:
-        try:
-            return table.lookup(urlsplit(url).hostname) is not None
-        except ValueError:
-            return False
-
-    return matches
+    *pattern* is written as in the overrides file; ValueError says what is wrong with it.
+    """
+    pattern = parse_host_pattern(pattern)
+    return lambda url: host_matches(pattern, host_of(url))

@@ -19,7 +19,7 @@ from ..decoding import Decoded, OverrideTable, decode, text_utf8
 from ..decoding.content_type import extract_mime_type
 from ..decoding.decoded import binary_decoded
 from ..decoding.mime_sniff import declared_non_text
-from ..decoding.url import host_of
+from ..decoding.hosts import host_of
 from . import content_encoding
 from .records import Origin, Shadow, clean_record, header_value, quarantine_record
 

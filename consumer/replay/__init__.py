@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from .exceptions import ReplayError
 from .replayer import DEFAULT_MAX_REPLAYS, Replayer, ReplayOptions
-from .selection import Selection, host_matches, parse_offset, parse_time
+from .selection import Selection, parse_offset, parse_time
 from .tally import Outcome, Summary, format_hosts, format_summary
 
 __all__ = [
@@ -66,7 +66,6 @@ __all__ = [
     "Summary",
     "format_hosts",
     "format_summary",
-    "host_matches",
     "parse_offset",
     "parse_time",
 ]

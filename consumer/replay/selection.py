@@ -11,9 +11,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from ..overrides.hosts import normalise_host
+from ..decoding.hosts import HostPatterns, host_of, parse_host_pattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +20,7 @@ class Selection:
     """Filters of one run; an empty field selects everything.
 
     *hosts*: exact hosts or ``*.suffix`` patterns, matched as overrides match
-    (a pattern covers sub-domains only).  *reasons*: quarantine reasons.
+    (``decoding.hosts``: a pattern covers sub-domains only).  *reasons*: quarantine reasons.
     *since_ms* (inclusive) / *until_ms* (exclusive): the landing message's
     Kafka timestamp (``origin.timestamp``, which re-quarantining keeps), or
     ``quarantined_at`` when the origin had none.  *from_offsets*: per
@@ -35,8 +34,12 @@ class Selection:
     until_ms: int | None = None
     from_offsets: Mapping[int | None, int] = field(default_factory=dict)
 
+    _patterns: HostPatterns[str] = field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "hosts", tuple(normalise_host(h) for h in self.hosts))
+        hosts = tuple(parse_host_pattern(h) for h in self.hosts)
+        object.__setattr__(self, "hosts", hosts)
+        object.__setattr__(self, "_patterns", HostPatterns((h, h) for h in hosts))
 
     def selects(self, record: Mapping, raw: Mapping | None, partition: int, offset: int) -> bool:
         return (
@@ -60,31 +63,12 @@ class Selection:
         return self.until_ms is None or stamp < self.until_ms
 
     def _host_selected(self, raw: Mapping | None) -> bool:
-        host = record_host(raw)
-        return host is not None and any(host_matches(pattern, host) for pattern in self.hosts)
-
-
-def host_matches(pattern: str, host: str) -> bool:
-    """Exact host, or ``*.suffix`` covering sub-domains only (as in the overrides file)."""
-    if pattern.startswith("*."):
-        return host.endswith(pattern[1:])
-    return host == pattern
+        return self._patterns.lookup(record_host(raw)) is not None
 
 
 def record_host(raw: Mapping | None) -> str | None:
-    """The host of a raw response's URL in the form patterns are written in (ASCII, lower case)."""
-    if not raw or not raw.get("url"):
-        return None
-    try:
-        host = urlsplit(raw["url"]).hostname
-    except ValueError:
-        return None
-    if not host:
-        return None
-    try:
-        return normalise_host(host)
-    except ValueError:
-        return host.lower()
+    """The host of a raw response's URL as the processor reads it (``decoding.hosts.host_of``)."""
+    return host_of(raw.get("url")) if raw else None
 
 
 def parse_time(text: str) -> int:

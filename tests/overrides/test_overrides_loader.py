@@ -85,11 +85,9 @@ class TestValidFiles:
     def test_quoted_date(self):
         assert parse_overrides(document(entry(review_by='"2027-02-28"'))).overrides[0].review_by == dt.date(2027, 2, 28)
 
+    # Every spelling of a host and pattern: tests/decoding/test_hosts.py (parse_host_pattern).
     @pytest.mark.parametrize("written, stored", [
-        ("WWW.Example.COM", "www.example.com"),
-        ("www.example.com.", "www.example.com"),
-        ("bücher.example", "xn--bcher-kva.example"),
-        ("xn--bcher-kva.example", "xn--bcher-kva.example"),
+        ("WWW.Bücher.example.", "www.xn--bcher-kva.example"),
         ("'*.例え.jp'", "*.xn--r8jz45g.jp"),
     ])
     def test_hosts_are_normalised(self, written, stored):
@@ -135,20 +133,10 @@ class TestEachProblemWithItsLine:
         assert found_line == line
         assert message in found
 
+    # Every refused host and its message: tests/decoding/test_hosts.py (parse_host_pattern).
     @pytest.mark.parametrize("host, message", [
-        ("http://www.example.com", "has a scheme"),
-        ("www.example.com/news", "has a path"),
         ("www.example.com:8080", "has a port"),
-        ("'*'", "a bare '*' would override every host"),
-        ("'*example.com'", "'*' is allowed only as a whole first label"),
-        ("'www.*.example.com'", "'*' is allowed only as a whole first label"),
-        ("'*.*.example.com'", "'*' is allowed only as a whole first label"),
         ("'*.jp'", "covers a whole top-level domain"),
-        ("www..example.com", "has an empty label"),
-        ("-www.example.com", "is not a valid host label"),
-        ("www.exa$mple.com", "is not a valid host label"),
-        ("xn--zz.example", "is not valid punycode"),
-        ("'user@www.example.com'", "has user info"),
         ("''", "host is empty"),
     ])
     def test_bad_host(self, host, message):

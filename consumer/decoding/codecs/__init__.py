@@ -23,6 +23,7 @@ from collections.abc import Callable
 from ..labels import ENCODINGS
 from . import (
     big5,
+    cpython,
     euc_jp,
     euc_kr,
     gb18030,
@@ -72,7 +73,7 @@ def _decoders() -> dict[str, tuple[Lossy, Strict]]:
         name: _single_byte(chars) for name, chars in single_byte.TABLES.items()
     }
     table["UTF-8"] = (utf8.decode, utf8.decode_strict)
-    table.update({name: _utf16(codec) for name, codec in utf16.PYTHON_CODECS.items()})
+    table.update({name: _utf16(cpython.DECODERS[name]) for name in ("UTF-16LE", "UTF-16BE")})
     table["replacement"] = (replacement.decode, replacement.decode_strict)
     for name, module in (
         ("Shift_JIS", shift_jis),

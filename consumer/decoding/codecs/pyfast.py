@@ -65,6 +65,7 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 
 from . import big5, euc_jp, euc_kr, gb18030, iso_2022_jp, shift_jis
+from .cpython import DECODERS
 
 _ANY_BYTE = range(0x100)
 
@@ -84,14 +85,14 @@ def _gb18030_next_byte(prefix: bytes) -> range:
     return range(0x30, 0x3A) if len(prefix) == 3 else _ANY_BYTE
 
 
-#: reference module -> (Python codec, the longest unit to enumerate, the bytes
-#: that may extend an incomplete unit).
+#: reference module -> (its Python codec, from ``cpython.DECODERS``; the longest unit to
+#: enumerate; the bytes that may extend an incomplete unit).
 PYTHON_CODECS: dict[ModuleType, tuple[str, int, Callable[[bytes], range]]] = {
-    shift_jis: ("cp932", 2, _any_next_byte),
-    euc_jp: ("euc_jp", 3, _any_next_byte),
-    euc_kr: ("cp949", 2, _any_next_byte),
-    big5: ("big5hkscs", 2, _any_next_byte),
-    gb18030: ("gb18030", 4, _gb18030_next_byte),
+    shift_jis: (DECODERS["Shift_JIS"], 2, _any_next_byte),
+    euc_jp: (DECODERS["EUC-JP"], 3, _any_next_byte),
+    euc_kr: (DECODERS["EUC-KR"], 2, _any_next_byte),
+    big5: (DECODERS["Big5"], 2, _any_next_byte),
+    gb18030: (DECODERS["gb18030"], 4, _gb18030_next_byte),  # GBK's decoder too
 }
 
 

@@ -14,8 +14,6 @@ shortcut first (``decode_bmp``, below).
 
 from __future__ import annotations
 
-PYTHON_CODECS = {"UTF-16LE": "utf-16-le", "UTF-16BE": "utf-16-be"}
-
 # decode_bmp(data, big_endian) -> str | None: the text of an even-length input without surrogate
 # code units (every unit its code point, no error possible), else None.  _utf16_bmp.c does that at
 # memory speed, 2x Python's codec; the rest (surrogate pairs, errors) takes Python's codec.

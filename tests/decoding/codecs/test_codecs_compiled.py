@@ -28,6 +28,7 @@ from consumer.decoding.codecs import (
     multibyte,
     shift_jis,
 )
+from consumer.decoding.codecs.cpython import ENCODERS  # close to each encoding: valid text to mutate
 
 REFERENCES = {
     "Shift_JIS": shift_jis,
@@ -37,16 +38,6 @@ REFERENCES = {
     "gb18030": gb18030,
     "GBK": gb18030,
     "ISO-2022-JP": iso_2022_jp,
-}
-# Python codecs that make valid text to mutate (close to each encoding; exactness is not needed).
-PYTHON_CODECS = {
-    "Shift_JIS": "cp932",
-    "EUC-JP": "euc_jp",
-    "EUC-KR": "cp949",
-    "Big5": "big5hkscs",
-    "gb18030": "gb18030",
-    "GBK": "gbk",
-    "ISO-2022-JP": "iso2022_jp",
 }
 
 needs_compiled = pytest.mark.skipif(
@@ -170,7 +161,7 @@ def test_random_bytes(encoding: str, data: bytes) -> None:
 @given(text=st.text(max_size=60), edits=st.data())
 def test_mutated_valid_text(encoding: str, text: str, edits: st.DataObject) -> None:
     """Valid text with a byte flipped, one inserted and one deleted at drawn positions."""
-    data = bytearray(text.encode(PYTHON_CODECS[encoding], "ignore"))
+    data = bytearray(text.encode(ENCODERS[encoding], "ignore"))
     assert (decode_bytes(encoding, bytes(data)), decode_strict(encoding, bytes(data))) == expected(encoding, bytes(data))
     for edit in edits.draw(st.lists(st.sampled_from(["flip", "insert", "delete"]), min_size=1, max_size=3)):
         at = edits.draw(st.integers(0, len(data)))

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from whatwg_reference import gb18030_four_bytes, gb18030_ranges_code_point
 
 from consumer.decoding.codecs import big5, euc_jp, euc_kr, gb18030, pyfast, shift_jis
+from consumer.decoding.codecs.cpython import ENCODERS
 
 REFERENCES = {"Shift_JIS": shift_jis, "EUC-JP": euc_jp, "EUC-KR": euc_kr, "Big5": big5, "gb18030": gb18030}
 _PYFAST = {encoding: pyfast.decoders(module) for encoding, module in REFERENCES.items()}
@@ -108,14 +109,11 @@ def test_random_bytes(encoding: str, data: bytes) -> None:
     assert decode_bytes(encoding, data) == REFERENCES[encoding].decode(data)
 
 
-PYTHON_CODEC = {"Shift_JIS": "cp932", "EUC-JP": "euc_jp", "EUC-KR": "cp949", "Big5": "big5hkscs", "gb18030": "gb18030"}
-
-
 @pytest.mark.parametrize("encoding", sorted(REFERENCES))
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(max_size=40))
 def test_random_valid_text(encoding: str, text: str) -> None:
-    data = text.encode(PYTHON_CODEC[encoding], "ignore")
+    data = text.encode(ENCODERS[encoding], "ignore")
     assert decode_strict(encoding, data) == reference_strict(encoding, data)
     # And with a damaged byte in the middle: Python stops, the reference steps.
     damaged = data[: len(data) // 2] + b"\xff" + data[len(data) // 2 :]

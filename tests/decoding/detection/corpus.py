@@ -146,9 +146,9 @@ def encode(text: str, encoding: str) -> bytes | None:
             else:
                 return None
         return bytes(out)
-    from consumer.decoding.detection import PYTHON_CODECS  # late: the model builder imports this module first
+    from consumer.decoding.codecs.cpython import ENCODERS  # late: the model builder imports this module first
 
-    codec = "gbk" if encoding == "GBK" else PYTHON_CODECS[encoding]
+    codec = ENCODERS[encoding]
     try:
         body = text.encode(codec)
     except UnicodeEncodeError:
@@ -165,9 +165,9 @@ def decode(body: bytes, encoding: str) -> str:
     if encoding in SINGLE_BYTE:
         table = SINGLE_BYTE[encoding].replace("\ufffe", "\ufffd")
         return body.decode("latin-1").translate({0x80 + i: char for i, char in enumerate(table)})
-    from consumer.decoding.detection import PYTHON_CODECS
+    from consumer.decoding.codecs.cpython import DECODERS
 
-    return codecs.decode(body, PYTHON_CODECS.get(encoding, "utf-8"), "replace")
+    return codecs.decode(body, DECODERS.get(encoding, "utf-8"), "replace")
 
 
 def page(locale: str, encoding: str, size: int, seed: int, split: str = "eval") -> Page | None:
