@@ -12,8 +12,6 @@ import gc
 import signal
 import threading
 import time
-from dataclasses import dataclass
-
 from confluent_kafka import Message
 
 from .decoding import OverrideTable, media_family
@@ -34,43 +32,11 @@ from .overrides.shadow import ShadowStats
 from .processor.delivery import AtLeastOnce, ExactlyOnce
 from .processor.loop import Hooks, Processor
 from .processor.route import NOT_TEXT, QUARANTINE, SKIP, Routed, Router
-from .serialization.avro import AvroDeserializer, AvroSerializer
-from .serialization.registry import SchemaRegistry, value_subject
-from .serialization.schemas import SchemaStore
+from .serialization.serde import build_serde
 from .settings import ProcessingMode, Settings
 
 #: /healthz fails when the loop has not come round for this long (a stuck broker call, a deadlock).
 LIVENESS_WINDOW_S = 60.0
-
-
-@dataclass(frozen=True)
-class Serde:
-    deserialize_raw: AvroDeserializer
-    serialize_clean: AvroSerializer
-    serialize_quarantine: AvroSerializer
-    deserialize_quarantine: AvroDeserializer
-    deserialize_clean: AvroDeserializer
-
-
-def build_serde(settings: Settings) -> Serde:
-    """Schemas parsed once; Confluent framing when a registry is configured, else single-object."""
-    store = SchemaStore(settings.schemas_dir or None)
-    if settings.writer_schemas_dir:
-        # Not in schemas_dir: a second RawResponse there would replace our reader and the copy of
-        # RawResponse that QuarantinedResponse embeds.  load_directory keeps them apart.
-        store.load_directory(settings.writer_schemas_dir)
-    registry = SchemaRegistry(settings.schema_registry_url) if settings.schema_registry_url else None
-
-    def serializer(name: str, topic: str) -> AvroSerializer:
-        return AvroSerializer(store, name, registry, value_subject(topic) if registry else None)
-
-    return Serde(
-        deserialize_raw=AvroDeserializer(store, "RawResponse", registry),
-        serialize_clean=serializer("DecodedResponse", settings.clean_topic),
-        serialize_quarantine=serializer("QuarantinedResponse", settings.quarantine_topic),
-        deserialize_quarantine=AvroDeserializer(store, "QuarantinedResponse", registry),
-        deserialize_clean=AvroDeserializer(store, "DecodedResponse", registry),
-    )
 
 
 class App:

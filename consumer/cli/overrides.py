@@ -168,16 +168,11 @@ def run_report(args: argparse.Namespace) -> int:
 def run_recheck(args: argparse.Namespace) -> int:
     from ..overrides.recheck import host_matcher, recheck
 
-    try:
-        matches = host_matcher(args.host)
-    except ValueError as exc:  # written as in the overrides file, or refused as there
-        print(exc, file=sys.stderr)
-        return 1
     config = _load(default_path())
     current = config.table if config is not None else None
     records = [("clean", r) for r in _topic_records(args, "clean")]
     records += [("quarantine", r) for r in _topic_records(args, "quarantine")]
-    results = recheck(records, matches, current)
+    results = recheck(records, host_matcher(args.host), current)
     rows = [("WHERE", "URL", "RECORDED", "WITHOUT OVERRIDES", "SAME TEXT", "LOSSY")]
     for r in results:
         after = r.after or "bytes not rebuildable"
@@ -195,7 +190,7 @@ def _yes_no(value: bool | None) -> str:
 
 def _topic_records(args: argparse.Namespace, which: str) -> list[dict]:
     """Readable records of the clean or quarantine topic named by the processor's settings."""
-    from ..app import build_serde
+    from ..serialization.serde import build_serde
     from ..kafka import KafkaConnection
     from ..overrides.topics import recent_records
     from ..settings import Settings

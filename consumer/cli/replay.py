@@ -18,12 +18,11 @@ import signal
 import sys
 import threading
 
-from ..app import build_serde
+from ..serialization.serde import build_serde
 from ..decoding import OverrideTable
-from ..decoding.hosts import parse_host_pattern
 from ..kafka.config import KafkaConnection
 from ..observability.logging import configure_logging, get_logger
-from ..overrides import active_table, load_overrides
+from ..overrides import active_table, load_overrides, normalise_host
 from ..processor.exceptions import ProcessorFatalError
 from ..processor.route import QUARANTINE, Router
 from ..replay import (
@@ -75,7 +74,7 @@ def register(subparsers) -> None:
     parser.add_argument("--group", help="consumer group of the replay cursor (default: <group_id>-replay); a new group starts at"
                         " the earliest offset and would release again what another group already released")
     parser.add_argument("--transactional-id", help="producer transactional.id (default: <transactional_id>-replay)")
-    parser.add_argument("--host", type=_arg(parse_host_pattern), action="append", default=[], metavar="PATTERN",
+    parser.add_argument("--host", type=_arg(normalise_host), action="append", default=[], metavar="PATTERN",
                         help="only records of this host: exact, or *.suffix for sub-domains (repeatable)")
     parser.add_argument("--reason", action="append", default=[], metavar="R",
                         help="only records quarantined for this reason, e.g. lossy (repeatable)")

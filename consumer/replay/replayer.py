@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 
-from ..app import Serde
+from ..serialization.serde import Serde
 from ..decoding import OverrideTable
 from ..kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from ..kafka.config import KafkaConnection

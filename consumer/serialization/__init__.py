@@ -3,7 +3,8 @@
 Schemas are parsed once (``SchemaStore``); ``AvroSerializer`` and
 ``AvroDeserializer`` are small callables over them; ``framing`` holds the two
 wire framings (Avro single-object, Confluent); ``SchemaRegistry`` is the lazy
-registry client.  Errors carry the quarantine ``reason`` (``exceptions``).
+registry client; ``build_serde`` makes the pipeline's five of them from the
+settings.  Errors carry the quarantine ``reason`` (``exceptions``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .exceptions import (
 from .framing import Framing
 from .registry import SchemaRegistry, value_subject
 from .schemas import SCHEMAS_DIR_ENV, SchemaStore, StoredSchema, schemas_dir
+from .serde import Serde, SerdeSettings, build_serde
 
 __all__ = [
     "SCHEMAS_DIR_ENV",
@@ -34,9 +36,12 @@ __all__ = [
     "SchemaDefinitionError",
     "SchemaRegistry",
     "SchemaStore",
+    "Serde",
+    "SerdeSettings",
     "SerializationError",
     "StoredSchema",
     "UnknownSchemaError",
+    "build_serde",
     "schemas_dir",
     "value_subject",
 ]

@@ -1,0 +1,57 @@
+"""The five serializers of the pipeline, built once from the schema settings.
+
+The landing record is read (``deserialize_raw``), the clean and quarantine
+records written (``serialize_clean``, ``serialize_quarantine``), and both read
+back (replay reads quarantine, ``overrides recheck`` reads both).  Schemas are
+parsed once; with a Schema Registry URL the values are framed the Confluent
+way, otherwise as Avro single-object encoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from .avro import AvroDeserializer, AvroSerializer
+from .registry import SchemaRegistry, value_subject
+from .schemas import SchemaStore
+
+
+class SerdeSettings(Protocol):
+    """What ``build_serde`` reads of the settings (``consumer.settings.Settings`` has it all)."""
+
+    schemas_dir: str
+    writer_schemas_dir: str
+    schema_registry_url: str
+    clean_topic: str
+    quarantine_topic: str
+
+
+@dataclass(frozen=True)
+class Serde:
+    deserialize_raw: AvroDeserializer
+    serialize_clean: AvroSerializer
+    serialize_quarantine: AvroSerializer
+    deserialize_quarantine: AvroDeserializer
+    deserialize_clean: AvroDeserializer
+
+
+def build_serde(settings: SerdeSettings) -> Serde:
+    """Schemas parsed once; Confluent framing when a registry is configured, else single-object."""
+    store = SchemaStore(settings.schemas_dir or None)
+    if settings.writer_schemas_dir:
+        # Not in schemas_dir: a second RawResponse there would replace our reader and the copy of
+        # RawResponse that QuarantinedResponse embeds.  load_directory keeps them apart.
+        store.load_directory(settings.writer_schemas_dir)
+    registry = SchemaRegistry(settings.schema_registry_url) if settings.schema_registry_url else None
+
+    def serializer(name: str, topic: str) -> AvroSerializer:
+        return AvroSerializer(store, name, registry, value_subject(topic) if registry else None)
+
+    return Serde(
+        deserialize_raw=AvroDeserializer(store, "RawResponse", registry),
+        serialize_clean=serializer("DecodedResponse", settings.clean_topic),
+        serialize_quarantine=serializer("QuarantinedResponse", settings.quarantine_topic),
+        deserialize_quarantine=AvroDeserializer(store, "QuarantinedResponse", registry),
+        deserialize_clean=AvroDeserializer(store, "DecodedResponse", registry),
+    )
