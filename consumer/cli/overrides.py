@@ -168,11 +168,16 @@ def run_report(args: argparse.Namespace) -> int:
 def run_recheck(args: argparse.Namespace) -> int:
     from ..overrides.recheck import host_matcher, recheck
 
+    try:
+        matches = host_matcher(args.host)
+    except ValueError as exc:  # written as in the overrides file, or refused as there
+        print(exc, file=sys.stderr)
+        return 1
     config = _load(default_path())
     current = config.table if config is not None else None
     records = [("clean", r) for r in _topic_records(args, "clean")]
     records += [("quarantine", r) for r in _topic_records(args, "quarantine")]
-    results = recheck(records, host_matcher(args.host), current)
+    results = recheck(records, matches, current)
     rows = [("WHERE", "URL", "RECORDED", "WITHOUT OVERRIDES", "SAME TEXT", "LOSSY")]
     for r in results:
         after = r.after or "bytes not rebuildable"

@@ -20,9 +20,10 @@ import threading
 
 from ..serialization.serde import build_serde
 from ..decoding import OverrideTable
+from ..decoding.hosts import parse_host_pattern
 from ..kafka.config import KafkaConnection
 from ..observability.logging import configure_logging, get_logger
-from ..overrides import active_table, load_overrides, normalise_host
+from ..overrides import active_table, load_overrides
 from ..processor.exceptions import ProcessorFatalError
 from ..processor.route import QUARANTINE, Router
 from ..replay import (
@@ -74,7 +75,7 @@ def register(subparsers) -> None:
     parser.add_argument("--group", help="consumer group of the replay cursor (default: <group_id>-replay); a new group starts at"
                         " the earliest offset and would release again what another group already released")
     parser.add_argument("--transactional-id", help="producer transactional.id (default: <transactional_id>-replay)")
-    parser.add_argument("--host", type=_arg(normalise_host), action="append", default=[], metavar="PATTERN",
+    parser.add_argument("--host", type=_arg(parse_host_pattern), action="append", default=[], metavar="PATTERN",
                         help="only records of this host: exact, or *.suffix for sub-domains (repeatable)")
     parser.add_argument("--reason", action="append", default=[], metavar="R",
                         help="only records quarantined for this reason, e.g. lossy (repeatable)")
