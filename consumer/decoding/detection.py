@@ -39,7 +39,7 @@ are then still counted (a page with fewer non-ASCII bytes than that in its
 first 64 KiB decodes nearly alike under every candidate anyway).
 
 The character model (``detection_data``) is counted from Faker text; see
-``bench/build_detection_model.py`` for what it is trained on and how the
+``consumer/decoding/build_detection_model.py`` for what it is trained on and how the
 evaluation corpus is kept apart from it.
 """
 

@@ -1,7 +1,7 @@
 """Undeclared HTML pages in many languages and legacy encodings, for detection.
 
 Shared by the accuracy test, ``bench/detection.py`` and the model builder
-``bench/build_detection_model.py``.  Text comes from Faker's locales; every
+``consumer/decoding/build_detection_model.py``.  Text comes from Faker's locales; every
 word is assigned to exactly one *split* by a stable hash, so the frequency
 model (built from the "model" split) never sees a word of the "eval" split
 the pages are made of.  Both splits draw on the same Faker word lists and
