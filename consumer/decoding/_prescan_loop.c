@@ -1,11 +1,13 @@
-/* The meta prescan's loop, compiled: the same answers as prescan.py's patterns, without their per-call cost.
+/* The meta prescan's loop, compiled: the same answers as prescan/fast.py's patterns, without their per-call cost.
  *
  * Implements the branches of the HTML Standard's "prescan a byte stream to determine its encoding"
  * (https://html.spec.whatwg.org/multipage/parsing.html#prescan-a-byte-stream-to-determine-its-encoding)
  * that only move the position: other bytes, comments, tags with "get an attribute", bogus markup.
- * prescan.py keeps the patterns (_loop_until_meta, _META_START): they are the fallback when this
- * module is not built, and tests/decoding/test_prescan_loop.py checks that both give the same
- * answer on random markup.  The <meta> branch itself stays in Python (prescan._meta).
+ * An optional accelerator of prescan/fast.py, which keeps the patterns (_loop_until_meta, _META_START)
+ * as the fallback when this module is not built; prescan/standard.py is the algorithm as the
+ * standard reads it.  tests/decoding/test_prescan_loop.py checks that this loop and the patterns stop
+ * at the same places, and that fast.py answers as standard.py with either.  The <meta> branch
+ * itself stays in Python (fast._meta).
  *
  * next_meta(buf, position, length, stop_at_body) -> int
  *     Runs the loop over buf[position:length] and returns the position of the "<meta" (followed by
@@ -241,7 +243,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     .m_base = PyModuleDef_HEAD_INIT,
     .m_name = "consumer.decoding._prescan_loop",
-    .m_doc = "The meta prescan's loop, compiled (see prescan.py).",
+    .m_doc = "The meta prescan's loop, compiled (see prescan/fast.py).",
     .m_size = -1,
     .m_methods = methods,
 };

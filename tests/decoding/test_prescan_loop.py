@@ -1,29 +1,44 @@
-"""The compiled prescan loop (consumer/decoding/_prescan_loop.c) against the patterns it replaces.
+"""The prescan's fast path (prescan/fast.py, and the compiled loop _prescan_loop.c) against the standard's steps.
 
-prescan.py keeps its patterns as the reference and as the fallback where no C
-compiler built the module; these tests require both to give the same answer.
-test_prescan.py checks whichever one runs against a literal transcription of
-the standard.
+``fast`` gives the product's answers; ``standard`` is the HTML Standard's
+algorithm as it reads, one byte at a time.  The property tests generate markup
+heads (comments, tags with attributes in every quoting, ``<meta`` in odd cases
+with known and unknown labels, constructs cut by the 1024-byte window, random
+bytes) and require the same ``prescan``, ``prescan_meta`` and
+``prescan_unknown_label`` from both, with the compiled loop and with the
+patterns that replace it where no C compiler built it.  Then the compiled loop
+against those patterns on its own terms (every ``<meta`` it stops at), and the
+decision cache, whose answers must be the standard's too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sysconfig
+import threading
+from collections.abc import Iterator
 from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.decoding import prescan
+from consumer.decoding.labels import get_encoding
+from consumer.decoding.prescan import PRESCAN_BYTES, fast, standard
+from consumer.decoding.prescan.fast import _DECISIONS, DecisionCache, _scan
 
 try:
     from consumer.decoding import _prescan_loop as compiled
 except ImportError:
     compiled = None
-# Each test but the last needs the module; the last fails if a compiler was there to build it.
-needs_compiled = pytest.mark.skipif(compiled is None, reason="built without a C compiler: prescan.py runs its patterns")
+# Each test that names it needs the module; the last test fails if a compiler was there to build it.
+needs_compiled = pytest.mark.skipif(compiled is None, reason="built without a C compiler: fast.py runs its patterns")
+LOOPS = [pytest.param("compiled", marks=needs_compiled), "patterns"]
+# The property tests run each example with both, to read the standard's answer once.
+INSTALLED_LOOPS = ["compiled", "patterns"] if compiled is not None else ["patterns"]
+
+# -- markup heads ------------------------------------------------------------------------------------
 
 # Every byte each branch looks at: tag and attribute syntax, quotes, the five whitespace bytes,
 # comment and bogus-markup starts, the words the loop stops at in any case, and runs of "<".
@@ -36,7 +51,12 @@ _FRAGMENTS = [
     b"->", b"x->", b"- ->", b"=>", b"x=>", b"x= >", b"x=''", b'x="',
     # What the loop stops at, often, so that a misread construct changes the answer.
     b"<meta ", b"<meta/", b"<meta charset=x>",
-]
+    # The words of a declaration, and whole and partial ones, so that many heads have an answer.
+    b"CHARSET", b"charset=", b"http-equiv", b"content-type", b"content", b"=gbk", b"utf-8", b"UTF-16",
+    b"x-user-defined", b"bogus", b"text/html;", b"<?xml", b"encoding=", b"<meta charset=gbk>",
+    b"<meta charset='big5'>", b'<meta http-equiv="Content-Type" content="text/html; charset=sjis">',
+    b"<meta content='charset=koi8-r' ", b"http-equiv=content-type>", b" charset=euc-kr", b"<meta charset=bogus>",
+]  # fmt: skip
 _NOISE = st.lists(st.sampled_from(_FRAGMENTS), max_size=4).map(b"".join)
 # Whole constructs too, each with the ways it can end or fail to: random fragments rarely line up
 # into "<!-- ... -> ... -->" or "<a x=> ..." followed by a <meta that shows the difference.
@@ -59,8 +79,278 @@ _BOGUS = st.builds(
     lambda start, inner, end: start + inner + end,
     st.sampled_from([b"<!", b"</", b"<?", b"</ "]), _NOISE, st.sampled_from([b">", b""]),
 )  # fmt: skip
-_CONSTRUCTS = st.lists(st.one_of(_TAG, _COMMENT, _BOGUS, _NOISE, st.just(b"<meta ")), max_size=12).map(b"".join)
-_MARKUP = st.one_of(st.lists(st.sampled_from(_FRAGMENTS), max_size=40).map(b"".join), _CONSTRUCTS)
+
+# A <meta> as pages write it and as they garble it: the three names that matter in any case, each
+# value in every quoting (and unterminated), labels known, remapped and unknown, duplicates.
+_LABEL = st.sampled_from([
+    b"utf-8", b"UTF-8", b"gbk", b"Shift_JIS", b"latin1", b"koi8-r", b"utf-16le", b"UTF-16", b"x-user-defined",
+    b" gbk ", b"utf-8/", b"bogus", b"BoGuS", b"utf8x", b"", b"\xe9",
+])  # fmt: skip
+_CONTENT = st.builds(
+    lambda before, word, equals, quote, label, after: before + word + equals + quote + label + after,
+    st.sampled_from([b"", b"text/html; ", b"text/html;", b"x"]),
+    st.sampled_from([b"charset", b"CHARSET", b"charsetcharset", b"charset x; charset", b"charse"]),
+    st.sampled_from([b"=", b" = ", b"\t=", b""]), st.sampled_from([b"", b"'", b'"']), _LABEL,
+    st.sampled_from([b"", b"'", b'"', b";x", b" more"]),
+)  # fmt: skip
+_QUOTINGS = {
+    "double": lambda value: b'"' + value + b'"',
+    "single": lambda value: b"'" + value + b"'",
+    "unquoted": lambda value: value,
+    "unterminated": lambda value: b'"' + value,
+}
+
+
+def _meta_attribute(names: list[bytes], values: st.SearchStrategy[bytes]) -> st.SearchStrategy[bytes]:
+    return st.builds(
+        lambda before, name, equals, quoting, value: before + name + equals + _QUOTINGS[quoting](value),
+        st.sampled_from([b" ", b"\t", b"\n", b"\x0c", b"\r", b"/", b" /", b""]), st.sampled_from(names),
+        st.sampled_from([b"=", b" = ", b"\t=\n", b"", b"= "]), st.sampled_from(sorted(_QUOTINGS)), values,
+    )  # fmt: skip
+
+
+_META_ATTRIBUTE = st.one_of(
+    _meta_attribute([b"charset", b"CHARSET", b"ChArSeT"], _LABEL),
+    _meta_attribute(
+        [b"http-equiv", b"HTTP-EQUIV"],
+        st.sampled_from([b"content-type", b"Content-Type", b" content-type", b"refresh"]),
+    ),
+    _meta_attribute([b"content", b"Content"], _CONTENT),
+    _meta_attribute([b"name", b"x", b"=charset", b"charset2"], _NOISE),
+)
+_META = st.builds(
+    lambda start, after, attributes, end: start + after + b"".join(attributes) + end,
+    st.sampled_from([b"<meta", b"<META", b"<mEtA", b"</meta", b"<metax", b"<meta-"]),
+    st.sampled_from([b" ", b"\t", b"\n", b"\x0c", b"\r", b"/", b""]), st.lists(_META_ATTRIBUTE, max_size=4),
+    st.sampled_from([b">", b"/>", b" />", b" >", b"", b" "]),
+)  # fmt: skip
+# And as they write it well: every kind of declaration, known or not, in each quoting.
+_WELL_QUOTED = st.sampled_from([b'"%s"', b"'%s'", b"%s"])
+_DECLARATION = st.builds(
+    lambda start, attributes: start + b"".join(attributes) + b">",
+    st.sampled_from([b"<meta", b"<META", b"<Meta"]),
+    st.lists(
+        st.one_of(
+            st.builds(lambda quoting, label: b" charset=" + quoting % label, _WELL_QUOTED, _LABEL),
+            st.builds(lambda quoting, value: b" http-equiv=" + quoting % value, _WELL_QUOTED,
+                      st.sampled_from([b"content-type", b"Content-Type", b"refresh"])),
+            st.builds(lambda label: b' content="text/html; charset=' + label + b'"', _LABEL),
+            st.just(b' name="viewport" content="width=device-width"'),
+        ),
+        min_size=1, max_size=3,
+    ),
+)  # fmt: skip
+_START = st.sampled_from([
+    b"", b"", b"", b"", b"", b"", b'<?xml version="1.0" encoding="windows-1251"?>', b"<?xml encoding='bogus'?>",
+    b"<?xml", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x", b"<!DOCTYPE html>",
+])  # fmt: skip
+_HEAD = st.builds(
+    lambda start, constructs: start + b"".join(constructs),
+    _START,
+    st.lists(
+        st.one_of(_DECLARATION, _DECLARATION, _META, _META, _TAG, _COMMENT, _BOGUS, _NOISE, st.binary(max_size=8)),
+        max_size=10,
+    ),
+)  # fmt: skip
+# A page's head as most are written, whose declarations the loop reaches.
+_PAGE_HEAD = st.lists(
+    st.one_of(
+        _DECLARATION,
+        st.sampled_from([
+            b"<!DOCTYPE html>", b'<html lang="en">', b"<head>", b"<title>a < b</title>", b"<!-- <meta charset=gbk> -->",
+            b"<link rel=stylesheet href='/a.css'>", b'<script src="/a.js"></script>', b"\n  ", b"<?php echo 1 ?>",
+        ]),
+    ),
+    max_size=8,
+).map(b"".join)  # fmt: skip
+
+
+@st.composite
+def _at_the_window_edge(draw: st.DrawFn) -> bytes:
+    """A head, text, a construct that ends a few bytes before or after byte 1024 (often right at
+    it: a ">" at byte 1023 is in the window, at 1024 it is not), then more markup."""
+    before, after = draw(st.one_of(_HEAD, _PAGE_HEAD)), draw(st.one_of(_HEAD, _PAGE_HEAD))
+    across = draw(st.one_of(_DECLARATION, _META, _TAG, _COMMENT, _BOGUS))
+    edge = st.one_of(st.integers(min_value=-2, max_value=2), st.integers(min_value=-60, max_value=10))
+    end = PRESCAN_BYTES + draw(edge)
+    return before + b"x" * max(0, end - len(before) - len(across)) + across + after
+
+
+_FLAT = st.lists(st.sampled_from(_FRAGMENTS), max_size=40).map(b"".join)
+_BODIES = st.one_of(_HEAD, _PAGE_HEAD, _at_the_window_edge(), _FLAT, st.binary(max_size=1100))
+_MARKUP = st.one_of(_FLAT, st.lists(st.one_of(_TAG, _COMMENT, _BOGUS, _NOISE, _META), max_size=12).map(b"".join))
+
+_PATTERNS_DECISIONS = DecisionCache()  # answers the patterns stored, kept apart from the compiled loop's
+
+
+@contextlib.contextmanager
+def _running(loop: str) -> Iterator[None]:
+    """fast.py as installed ("compiled"), or as where no C compiler built the loop ("patterns")."""
+    if loop == "compiled":
+        assert fast.COMPILED
+        yield
+        return
+    with mock.patch.multiple(
+        fast,
+        _next_meta=fast._next_meta_by_pattern,
+        _find_meta=fast._find_meta_by_pattern,
+        _DECISIONS=_PATTERNS_DECISIONS,
+    ):
+        yield
+
+
+# -- the fast path answers as the standard's steps ----------------------------------------------------
+
+
+def _assert_fast_answers_as_the_standard(body: bytes) -> None:
+    """fast's answers for *body* are standard's, with each loop this install has."""
+    expected = (standard.prescan(body), standard.prescan_meta(body), standard.prescan_unknown_label(body))
+    for loop in INSTALLED_LOOPS:
+        with _running(loop):
+            answers = (fast.prescan(body), fast.prescan_meta(body), fast.prescan_unknown_label(body))
+            assert answers == expected, loop
+            if not fast.may_declare_a_charset(body):
+                assert expected[1:] == (None, None), loop
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_BODIES)
+def test_fast_answers_as_the_standard(body):
+    _assert_fast_answers_as_the_standard(body)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_at_the_window_edge())
+def test_fast_answers_as_the_standard_at_the_window_edge(body):
+    _assert_fast_answers_as_the_standard(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"<meta charset=gbk>",
+        b'<meta http-equiv=content-type content="charset=\'bogus">',  # an unmatched quote: nothing
+        b'<meta http-equiv=content-type content="charset=x"y">',
+        b"<meta charset='Bogus' http-equiv=content-type content=charset=gbk>",
+        b"<meta charset=gbk><meta charset=bogus>",
+        b"<!--><meta charset=bogus>",
+        b"<meta/charset=bogus/>",
+        b"x" * (PRESCAN_BYTES - 20) + b"<meta charset=bogus>",
+    ],
+)
+@pytest.mark.parametrize("loop", LOOPS)
+def test_labels_where_fast_and_standard_could_part(loop, body):
+    with _running(loop):
+        assert fast.prescan_unknown_label(body) == standard.prescan_unknown_label(body)
+
+
+# -- the decision cache: bodies sharing the bytes that decided an answer --------------------------
+
+
+# What may follow the bytes a cached answer was stored under: nothing, or bytes that change how
+# the last attribute reads when the prefix stops short of the ">" (a longer unquoted label, a quote).
+_CONTINUATION = st.sampled_from([b"", b"", b">", b"x", b"-2>", b" charset=big5>", b"'", b'"', b"/"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(_HEAD, _PAGE_HEAD),
+    st.lists(st.tuples(_CONTINUATION, st.one_of(_HEAD, _PAGE_HEAD)).map(b"".join), min_size=1, max_size=4),
+    st.integers(min_value=0, max_value=3),
+    st.one_of(st.integers(min_value=0, max_value=64), st.integers(min_value=0, max_value=PRESCAN_BYTES + 40)),
+)
+def test_cached_answers_are_the_standards(head, suffixes, back, pad_to):
+    """A body, then bodies that share its bytes up to its deciding ">" (or up to a few bytes
+    before it), through the module's cache, which keeps what earlier examples stored too:
+    every answer is the standard's for that body."""
+    # Padding makes most heads long enough to be cached (32 bytes), and some reach the window's edge.
+    first = b"x" * pad_to + head
+    assert fast.prescan(first) == standard.prescan(first)
+    found, end = _scan(first, min(len(first), PRESCAN_BYTES))
+    shared = first[: end - back] if found is not None else first
+    for suffix in suffixes:
+        body = shared + suffix
+        assert fast.prescan(body) == standard.prescan(body)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_FRAGMENTS), max_size=12), min_size=2, max_size=6))
+def test_a_tiny_keyed_cache_gives_the_standards_answers(bodies):
+    """A 2-byte key makes nearly every body share a key with the others: only the whole stored
+    prefix may decide, never the key."""
+    cache = DecisionCache(key_bytes=2, max_keys=4, per_key=2)
+    for fragments in bodies:
+        body = b"".join(fragments)
+        expected = standard.prescan_meta(body)
+        cached = cache.get(body)
+        assert cached is None or cached == expected
+        if cached is None:
+            found, end = _scan(body, min(len(body), PRESCAN_BYTES))
+            if found is not None:
+                cache.put(body[:end], found)
+
+
+def test_a_stored_answer_is_given_to_a_body_with_the_same_head_and_not_to_another():
+    head = b'<!DOCTYPE html><html lang="en"><head><meta charset="windows-1251">'
+    cache = DecisionCache()
+    cache.put(head, "windows-1251")
+    assert cache.get(head + b"<title>a</title>") == "windows-1251"
+    assert cache.get(head.replace(b"1251", b"1252")) is None  # differs before the ">"
+    assert cache.get(head[:-1]) is None  # a body that ends before the ">"
+    assert cache.get(b"<!DOCTYPE html><html") is None
+
+
+def test_the_cache_stays_bounded():
+    cache = DecisionCache(key_bytes=32, max_keys=8, per_key=2)
+    for i in range(100):
+        for variant in range(3):
+            cache.put(b"%032d<meta charset=%d>" % (i, variant), "UTF-8")
+    assert len(cache._by_key) == 8
+    assert all(len(entries) == 2 for entries in cache._by_key.values())
+    assert cache.get(b"%032d<meta charset=2>" % 99) == "UTF-8"
+    assert cache.get(b"%032d<meta charset=0>" % 99) is None  # pushed out of its key's two
+    assert cache.get(b"%032d<meta charset=2>" % 0) is None  # its key was dropped
+
+
+def test_a_prefix_shorter_than_the_key_is_not_stored():
+    cache = DecisionCache(key_bytes=32)
+    cache.put(b"<meta charset=gbk>", "GBK")
+    assert cache.get(b"<meta charset=gbk>" + b"x" * 40) is None
+
+
+def test_prescan_answers_a_shared_head_again_after_the_first_page():
+    head = b'<!doctype html><html lang="ru"><head><meta name="viewport" content="width=device-width"><meta charset="koi8-r">'
+    first, second = head + b"<title>one</title>", head + b"<title>two</title></head><body>" + b"x" * 2000
+    assert fast.prescan(first) == fast.prescan(second) == "KOI8-R"
+    assert _DECISIONS.get(second) == "KOI8-R"
+
+
+def test_threads_sharing_the_cache_get_the_standards_answers():
+    """decode may run in several threads: eviction races must neither raise nor give a wrong answer."""
+    cache = DecisionCache(key_bytes=32, max_keys=4, per_key=1)
+    failures: list[object] = []
+
+    def work(seed: int) -> None:
+        try:
+            for i in range(3000):
+                label = (b"gbk", b"big5", b"koi8-r")[(i + seed) % 3]
+                head = b"%032d<meta charset=%s>" % ((i * 7 + seed) % 50, label)
+                cache.put(head, get_encoding(label))
+                answer = cache.get(head + b"<title>x</title>")
+                if answer not in (None, get_encoding(label)):
+                    failures.append((head, answer))
+        except Exception as exc:  # noqa: BLE001 - any exception is the failure this test looks for
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+# -- the compiled loop against the patterns it replaces ----------------------------------------------
 
 
 def _stops(next_meta, buf: bytes, position: int, length: int) -> list[int]:
@@ -84,7 +374,8 @@ def _bounds(draw_from: st.DataObject, buf: bytes) -> tuple[int, int]:
 @given(st.one_of(_MARKUP, st.binary(max_size=200)), st.data())
 def test_next_meta_agrees_with_the_patterns(buf, data):
     position, length = _bounds(data, buf)
-    assert _stops(compiled.next_meta, buf, position, length) == _stops(prescan._next_meta_by_pattern, buf, position, length)
+    by_pattern = _stops(fast._next_meta_by_pattern, buf, position, length)
+    assert _stops(compiled.next_meta, buf, position, length) == by_pattern
 
 
 @needs_compiled
@@ -92,21 +383,20 @@ def test_next_meta_agrees_with_the_patterns(buf, data):
 @given(_MARKUP, st.data())
 def test_find_meta_agrees_with_the_pattern(buf, data):
     start, end = _bounds(data, buf)
-    assert compiled.find_meta(buf, start, end) == prescan._find_meta_by_pattern(buf, start, end)
+    assert compiled.find_meta(buf, start, end) == fast._find_meta_by_pattern(buf, start, end)
 
 
 @needs_compiled
 @settings(max_examples=300, deadline=None)
 @given(_MARKUP, _MARKUP, st.integers(min_value=0, max_value=40))
 def test_the_scans_agree_across_the_window_edge(before, after, shift):
-    """The prescan's whole loop (``_scan``), compiled and by pattern, around byte 1024."""
-    body = before + b"x" * max(0, prescan.PRESCAN_BYTES - 20 + shift - len(before)) + after
-    for length in (min(len(body), prescan.PRESCAN_BYTES), len(body)):
-        compiled_answer = prescan._scan(body, length)
-        with mock.patch.multiple(
-            prescan, _next_meta=prescan._next_meta_by_pattern, _find_meta=prescan._find_meta_by_pattern
-        ):
-            assert prescan._scan(body, length) == compiled_answer
+    """The fast path's whole loop (``_scan``), compiled and by pattern, around byte 1024: the
+    same answer and the same end, which the decision cache stores."""
+    body = before + b"x" * max(0, PRESCAN_BYTES - 20 + shift - len(before)) + after
+    for length in (min(len(body), PRESCAN_BYTES), len(body)):
+        compiled_answer = _scan(body, length)
+        with _running("patterns"):
+            assert _scan(body, length) == compiled_answer
 
 
 @needs_compiled
@@ -128,8 +418,8 @@ def test_the_scans_agree_across_the_window_edge(before, after, shift):
     ],
 )
 def test_next_meta_cases(buf, position, length, expected):
-    assert compiled.next_meta(buf, position, length, False) == expected  # False: see prescan._next_meta_by_pattern
-    assert prescan._next_meta_by_pattern(buf, position, length) == expected
+    assert compiled.next_meta(buf, position, length, False) == expected  # False: see fast._next_meta_by_pattern
+    assert fast._next_meta_by_pattern(buf, position, length) == expected
 
 
 @needs_compiled
@@ -145,8 +435,8 @@ def test_any_bytes_like_object_is_read_and_text_is_refused():
 
 @needs_compiled
 def test_the_compiled_loop_runs():
-    assert prescan.COMPILED
-    assert prescan._next_meta is compiled.next_meta
+    assert fast.COMPILED
+    assert fast._next_meta is compiled.next_meta
 
 
 def test_built_wherever_a_compiler_is():
@@ -154,5 +444,5 @@ def test_built_wherever_a_compiler_is():
     where a compiler exists would go unnoticed but for this test."""
     compiler = (sysconfig.get_config_var("CC") or "").split()
     if not compiler or shutil.which(compiler[0]) is None:
-        pytest.skip("no C compiler here: prescan.py runs its patterns")
-    assert prescan.COMPILED
+        pytest.skip("no C compiler here: fast.py runs its patterns")
+    assert fast.COMPILED

@@ -1,11 +1,10 @@
-"""The meta prescan: implements the HTML Standard's "prescan a byte stream to determine its encoding".
+"""The meta prescan, fast: the same answers as standard.py, the HTML Standard's steps, at C speed.
 
-https://html.spec.whatwg.org/multipage/parsing.html#prescan-a-byte-stream-to-determine-its-encoding
-with "get an attribute" (#concept-get-attributes-when-sniffing) and "the
-algorithm for extracting a character encoding from a meta element"
-(https://html.spec.whatwg.org/multipage/urls-and-fetching.html#algorithm-for-extracting-a-character-encoding-from-a-meta-element).
-
-How it runs fast in Python and stays the standard's state machine:
+The product's ``prescan``, ``prescan_meta`` and ``prescan_unknown_label`` are
+this module's (``consumer.decoding.prescan`` exports them); each gives the
+answer of standard.py's function of the same name, which
+tests/decoding/test_prescan_loop.py checks on generated markup, with the
+compiled loop and without it.  How it is fast and stays the standard's state machine:
 
 * "get an attribute" is a deterministic automaton over bytes, so it is written
   as one compiled pattern (``_ATTRIBUTE``), step by step, with possessive
@@ -16,19 +15,15 @@ How it runs fast in Python and stays the standard's state machine:
   their attributes, bogus markup) only moves the position, so together they
   are one such pattern (``_loop_until_meta``) that stops where a ``<meta``
   starts; Python runs the ``<meta`` branch (attribute list, got pragma, need
-  pragma, charset) step by step.
+  pragma, charset) with ``_ATTRIBUTE``.
 * A ``<meta`` without the word "charset" cannot declare anything and is
   skipped whole; a window without ``<meta`` is answered without scanning.
-* The loop and the ``<meta`` search also exist compiled (``_prescan_loop.c``,
+* The loop and the ``<meta`` search also exist compiled (``../_prescan_loop.c``,
   built on install when a C compiler is there): a pattern costs ~0.3 us a
   call and ~0.3 us a tag in ``re``, several times the compiled loop's cost.
-  The patterns stay the reference and the fallback (``COMPILED`` says
-  which runs); tests/decoding/test_prescan_loop.py checks they agree.
+  The patterns are the fallback (``COMPILED`` says which runs).
 * An answer is remembered under the bytes that decided it (``DecisionCache``):
   a page whose head starts like one seen before is answered by a lookup.
-
-tests/decoding/test_prescan.py checks all of it against a literal, byte at a
-time transcription of the standard.
 """
 
 from __future__ import annotations
@@ -36,11 +31,9 @@ from __future__ import annotations
 import functools
 import re
 
-from .labels import get_encoding
-from .xml_declaration import get_xml_encoding
-
-#: The standard encourages user agents to prescan only the first 1024 bytes.
-PRESCAN_BYTES = 1024
+from ..labels import get_encoding
+from ..xml_declaration import get_xml_encoding
+from .standard import PRESCAN_BYTES, extract_meta_charset, meta_charset_label
 
 # The bytes "get an attribute" treats as whitespace: 0x09 0x0A 0x0C 0x0D 0x20.
 _WS = rb"\t\n\x0c\r\x20"
@@ -102,7 +95,6 @@ def _loop_until_meta() -> re.Pattern[bytes]:
 
 _PRESCAN_LOOP = _loop_until_meta()
 _META_END = b"\t\n\x0c\r /"  # the bytes that may follow "<meta"
-_WHITESPACE = b"\t\n\x0c\r "
 _PRAGMA_NAMES = frozenset((b"http-equiv", b"content", b"charset"))
 # "<meta" ASCII case-insensitively, as bytes.lower() would find it, without lowercasing a copy.
 _META_START = re.compile(rb"<[Mm][Ee][Tt][Aa]")
@@ -123,7 +115,7 @@ def prescan(body: bytes) -> str | None:
     answer that is not UTF-8-compatible is the standard's UTF-16 XML
     declaration sniff: a body starting ``<\\0?\\0x\\0`` is UTF-16LE
     (``\\0<\\0?\\0x`` UTF-16BE).  Use ``prescan_meta`` to tell the two
-    sources apart.
+    sources apart.  standard.prescan is the reference.
     """
     if body.startswith(b"<\x00?\x00x\x00"):
         return "UTF-16LE"
@@ -142,6 +134,7 @@ def prescan_meta(body: bytes) -> str | None:
     an XML declaration; ``prescan`` is this, then ``get_xml_encoding``.  The
     window is bounded by position rather than by a slice (no copy), and an
     answer already decided by the same leading bytes comes from ``DecisionCache``.
+    standard.prescan_meta is the reference.
     """
     decided = _DECISIONS.get(body)
     if decided is not None:
@@ -170,7 +163,7 @@ class DecisionCache:
     ``startswith`` instead of the scan.  Bounded: at most ``max_keys`` keys
     (the first ``key_bytes`` bytes) of ``per_key`` prefixes of at most 1024
     bytes, oldest key dropped first; a hostile stream only causes misses.
-    tests/decoding/test_prescan.py checks cached answers against the
+    tests/decoding/test_prescan_loop.py checks cached answers against the
     standard's steps on bodies sharing prefixes.
     """
 
@@ -230,8 +223,8 @@ def _find_meta_by_pattern(buf: bytes, start: int, end: int) -> int:
 
 
 try:
-    from ._prescan_loop import find_meta as _find_meta
-    from ._prescan_loop import next_meta as _next_meta
+    from .._prescan_loop import find_meta as _find_meta
+    from .._prescan_loop import next_meta as _next_meta
 
     #: Whether the compiled loop runs (else the patterns, with the same answers, slower).
     COMPILED = True
@@ -329,68 +322,30 @@ _CACHED_ATTRIBUTES_BYTES = 256
 _cached_meta_encoding = functools.lru_cache(maxsize=1024)(_meta_encoding)
 
 
-def extract_meta_charset(content: bytes) -> str | None:
-    """Implements the HTML Standard's "algorithm for extracting a character encoding from a meta element".
-
-    *content* is a ``content`` attribute's value.  Returns the WHATWG encoding
-    its ``charset=`` names, or None ("nothing"), which includes an unmatched
-    quote and an unknown label.
-    """
-    content = content.lower()  # "charset" is matched ASCII case-insensitively
-    length = len(content)
-    position = 0
-    while True:
-        found = content.find(b"charset", position)
-        if found < 0:
-            return None
-        position = found + 7
-        while position < length and content[position] in _WHITESPACE:
-            position += 1
-        if position < length and content[position] == 0x3D:  # "="
-            break
-        # Otherwise look again from the byte after the whitespace.
-    position += 1
-    while position < length and content[position] in _WHITESPACE:
-        position += 1
-    if position >= length:
-        return None
-    quote = content[position]
-    if quote in (0x22, 0x27):
-        end = content.find(bytes([quote]), position + 1)
-        if end < 0:
-            return None  # an unmatched quote: nothing
-        return get_encoding(content[position + 1 : end])
-    end = position
-    while end < length and content[end] not in _WHITESPACE and content[end] != 0x3B:  # ";"
-        end += 1
-    return get_encoding(content[position:end])
-
-
-# -- labels the prescan skips --------------------------------------------------------------
-
-# The label of "charset=" in a content attribute, as the extraction algorithm reads it (for
-# reporting only: ``extract_meta_charset`` decides).
-_CONTENT_LABEL = re.compile(rb"""charset[\t\n\x0c\r ]*=[\t\n\x0c\r ]*(?:"([^"]*)"|'([^']*)'|([^\t\n\x0c\r ;"']*))""")
+# -- labels the prescan passes over ---------------------------------------------------------
 
 
 def may_declare_a_charset(body: bytes) -> bool:
     """Whether the prescan's window holds a ``<meta`` and the word "charset" (any case), cheaply.
 
-    False means no ``<meta>`` there declares a charset, known or not: 0.1 us
-    (the compiled ``<meta`` search) for most pages, ~1 us when there is a ``<meta``.
+    False means no ``<meta>`` there declares a charset, known or not (``prescan_meta`` and
+    ``prescan_unknown_label`` are None): 0.1 us (the compiled ``<meta`` search) for most
+    pages, ~1 us when there is a ``<meta``.  No step of the standard: a filter in front of it.
     """
     window_end = min(len(body), PRESCAN_BYTES)
     return _find_meta(body, 0, window_end) >= 0 and b"charset" in body[:window_end].lower()
 
 
 def prescan_unknown_label(body: bytes) -> str | None:
-    """The label of the first ``<meta>`` in the prescan's window that declares a charset no encoding has.
+    """The label of the first ``<meta>`` the prescan passes over, in its window, because the
+    label names no encoding; None when there is none.
 
-    The prescan passes over such a ``<meta>`` (the standard's "if charset is
-    failure, jump to next byte") and a browser ignores it; the resolver says so
-    in ``conflicts``.  The window's ``<meta>`` tags are read as ``prescan_meta``
-    reads them; a ``<meta content="...charset=...">`` counts only with its
-    ``http-equiv="content-type"``.  None when there is no such label.
+    Such a ``<meta>`` is one whose charset is failure (the standard's step 13, "if charset is
+    failure, jump to next byte"), or one with ``http-equiv="content-type"`` whose content's
+    "charset=" names no encoding; a browser ignores it, and the resolver says so in
+    ``conflicts``.  The label is lowercased, as "get an attribute" reads values.  A ``<meta>``
+    after the one the prescan's answer comes from is not read.  standard.prescan_unknown_label
+    is the reference.
     """
     if not may_declare_a_charset(body):
         return None
@@ -402,15 +357,22 @@ def prescan_unknown_label(body: bytes) -> str | None:
             return None
         tag = _ATTRIBUTES_TO_GT.match(body, position + 5, window_end)
         if tag is None:
-            return None
-        label = _declared_label(body[position + 5 : tag.end()])
-        if label is not None and get_encoding(label) is None:
-            return label.decode("latin-1")
+            return None  # the bytes run out inside this <meta>: the prescan stops here
+        attributes = body[position + 5 : tag.end()]
+        if b"charset" in attributes.lower():  # both ways to name a label need the word
+            if _meta_encoding(attributes) is not None:
+                return None  # the prescan's answer: it reads no further
+            label = _passed_over_label(attributes)
+            if label is not None:
+                return label.decode("latin-1")
         position = tag.end()
 
 
-def _declared_label(attributes: bytes) -> bytes | None:
-    """The charset label a complete ``<meta>``'s attributes declare, known or not (see ``_meta_encoding``)."""
+def _passed_over_label(attributes: bytes) -> bytes | None:
+    """The label a complete ``<meta>`` that gives no answer names, when that label names no
+    encoding: its charset attribute's value, or with got pragma and no charset attribute, its
+    content's "charset=".  *attributes* as in ``_meta_encoding``.
+    """
     values: dict[bytes, bytes] = {}
     position = 0
     while True:
@@ -419,10 +381,12 @@ def _declared_label(attributes: bytes) -> bytes | None:
             break
         position = attribute.end()
         double_quoted, single_quoted, unquoted = attribute.group("dq", "sq", "uq")
-        values.setdefault(attribute.group("name").lower(), double_quoted or single_quoted or unquoted or b"")
+        # The first of duplicated names counts (the standard's attribute list).
+        values.setdefault(attribute.group("name").lower(), (double_quoted or single_quoted or unquoted or b"").lower())
     if b"charset" in values:
-        return values[b"charset"]
-    if values.get(b"http-equiv", b"").lower() != b"content-type":
+        label = values[b"charset"]
+    elif values.get(b"http-equiv") == b"content-type" and b"content" in values:
+        label = meta_charset_label(values[b"content"])
+    else:
         return None
-    found = _CONTENT_LABEL.search(values.get(b"content", b"").lower())
-    return None if found is None else next(group for group in found.groups() if group is not None)
+    return label if label is not None and get_encoding(label) is None else None
