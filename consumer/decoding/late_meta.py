@@ -54,7 +54,7 @@ Deliberate differences:
   ``html.unescape``, which also decodes a legacy named reference without ";" before "=" or a
   letter or digit, which the tokenizer leaves alone in attribute values; no label is affected.
 * Only a ``<meta>`` that ends past the first 1024 bytes is reported: one within them is the
-  prescan's business (the HTML Standard's algorithm, in prescan.py).
+  prescan's business (the HTML Standard's algorithm, in the prescan package).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ _ENDS_NAME = rb"[\t\n\x0c\r />]"  # what ends a tag name in the tag name and end
 def _attributes(one: Callable[[bytes], bytes], run: Callable[[bytes], bytes]) -> bytes:
     """A tag's attributes from the byte after its name to its ">" included.
 
-    prescan.py's "get an attribute" until ">" (and its ``_ATTRIBUTE`` reads them one by one):
+    the prescan's "get an attribute" (prescan/fast.py) until ">" (and its ``_ATTRIBUTE`` reads them one by one):
     those rules are the tokenizer's before-attribute-name to after-attribute-value-quoted states
     (a quoted value hides ">", "=" may start a name, "/" between attributes is skipped), and the
     pattern fails where the bytes run out.  *one* and *run* make one byte and a possessive run of
