@@ -14,7 +14,7 @@ from .. import __version__
 from ..exceptions import CrawlDecoderError
 
 #: Modules of ``consumer.cli`` that provide sub-commands, in help order.
-COMMANDS = ("decode", "run", "demo", "broker", "overrides", "replay")
+COMMANDS = ("decode", "run", "demo", "broker", "overrides", "replay", "ingest")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,151 @@
+"""``crawl-decoder ingest``: WARC and ARC files (or standard input) to the landing topic, exactly once.
+
+Each HTTP response record becomes one RawResponse keyed by its URL; revisit, request, metadata,
+dns, warcinfo and resource records are counted and skipped; a malformed record is reported with
+its offset and skipped (or, with --stop-on-malformed, ends the run).  Batches are Kafka
+transactions that also write each input's checkpoint: Ctrl-C commits the batch in hand and stops,
+a second Ctrl-C aborts it, and running the same command again resumes where the last committed
+batch ended, writing nothing twice.  The design is in ``consumer.ingest.ingester``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+
+from ..ingest import Ingester, IngestOptions, format_tally
+from ..ingest.progress import Progress
+from ..kafka import MAX_BODY_BYTES
+from ..kafka.config import KafkaConnection
+from ..observability.logging import configure_logging
+from ..serialization.avro import AvroSerializer
+from ..serialization.registry import SchemaRegistry, value_subject
+from ..serialization.schemas import SchemaStore
+from ..settings import Settings
+
+EPILOG = """\
+resuming:
+  Every batch is one Kafka transaction holding its records and the input's
+  checkpoint (topic <landing>.ingest-checkpoints, compacted; an input is known
+  by the SHA-256 of its first 64 KiB, so a renamed or piped file is the same
+  input).  Rerunning the same command skips inputs already done and resumes
+  the others after their last committed batch: nothing is written twice, even
+  after SIGKILL.  The landing topic must be read read_committed (the
+  processor does).
+
+exit status:
+  0 every input ingested; 1 stopped before the end (Ctrl-C, SIGTERM, a
+  malformed record with --stop-on-malformed, an input that failed): run the
+  same command again to resume; 2 invalid settings or arguments; 130 a second
+  Ctrl-C (the open batch is aborted, nothing of it is visible).
+"""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "ingest",
+        help="write WARC/ARC files to the landing topic, exactly once, resumable",
+        description=__doc__.split("\n\n")[1].replace("\n", " "),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="WARC or ARC files, gzip per record or not; - for stdin"
+    )
+    parser.add_argument(
+        "--config", help="settings YAML file (default: $CRAWL_DECODER_CONFIG): topic, schemas, registry"
+    )
+    parser.add_argument("--topic", help="landing topic (default: the landing_topic setting)")
+    parser.add_argument("--checkpoint-topic", help="checkpoint topic (default: <landing topic>.ingest-checkpoints)")
+    parser.add_argument("--crawl-id", help="crawl_id of every record (default: each WARC's warcinfo isPartOf)")
+    parser.add_argument(
+        "--stop-on-malformed",
+        action="store_true",
+        help="stop at the first malformed record (the records before it are committed)",
+    )
+    parser.add_argument(
+        "--transactional-id-prefix",
+        default="crawl-decoder-ingest",
+        metavar="PREFIX",
+        help="transactional.id of an input's producer is PREFIX-<input id> (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=_positive,
+        default=MAX_BODY_BYTES,
+        metavar="N",
+        help=f"cut longer bodies to N bytes, marked truncated (default and maximum {MAX_BODY_BYTES})",
+    )
+    parser.add_argument(
+        "--batch-records",
+        type=_positive,
+        default=1000,
+        metavar="N",
+        help="WARC records per transaction (default %(default)s)",
+    )
+    parser.add_argument(
+        "--batch-mb",
+        type=_positive,
+        default=64,
+        metavar="MB",
+        help="input megabytes per transaction (default %(default)s)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = Settings.load(args.config)
+    configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
+    if args.files.count("-") > 1:
+        raise SystemExit("crawl-decoder ingest: standard input (-) can be given once")
+    topic = args.topic or settings.landing_topic
+    options = IngestOptions(
+        landing_topic=topic,
+        checkpoint_topic=args.checkpoint_topic or "",
+        transactional_id_prefix=args.transactional_id_prefix,
+        crawl_id=args.crawl_id,
+        stop_on_malformed=args.stop_on_malformed,
+        body_limit=args.max_body_bytes,
+        batch_records=args.batch_records,
+        batch_bytes=args.batch_mb * 1024 * 1024,
+    )
+    ingester = Ingester(KafkaConnection.from_env(), options, _serializer(settings, topic), progress=Progress())
+    if threading.current_thread() is threading.main_thread():
+        _stop_on_signals(ingester)
+    started = time.monotonic()
+    tally = ingester.run(args.files)
+    print(format_tally(tally, time.monotonic() - started))
+    if ingester.interrupted:
+        print("interrupted: the batch in hand was committed; run the same command again to resume")
+    if ingester.stopped_at_malformed:
+        print("stopped at a malformed record (--stop-on-malformed); the records before it are committed")
+    return 1 if ingester.interrupted or ingester.stopped_at_malformed or tally.files_failed else 0
+
+
+def _serializer(settings: Settings, topic: str) -> AvroSerializer:
+    """RawResponse framing as the processor's settings say: the registry's when one is set, else single-object."""
+    store = SchemaStore(settings.schemas_dir or None)
+    if not settings.schema_registry_url:
+        return AvroSerializer(store, "RawResponse")
+    return AvroSerializer(store, "RawResponse", SchemaRegistry(settings.schema_registry_url), value_subject(topic))
+
+
+def _stop_on_signals(ingester: Ingester) -> None:
+    """SIGTERM and a first Ctrl-C finish the batch in hand; a second Ctrl-C stops at once (the batch is aborted)."""
+
+    def first_interrupt(signum, frame) -> None:
+        ingester.stop()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    signal.signal(signal.SIGINT, first_interrupt)
+    signal.signal(signal.SIGTERM, lambda signum, frame: ingester.stop())
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value

@@ -1,0 +1,66 @@
+"""What an ingest run did: records by kind, bytes, malformed records with their offsets; the closing tally."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .warc import KINDS, MALFORMED, RESPONSE
+
+#: Malformed records listed one per line in the tally; past this, only counted.
+LISTED_MALFORMED = 20
+
+
+@dataclass(frozen=True, slots=True)
+class MalformedRecord:
+    name: str
+    offset: int
+    reason: str
+
+
+@dataclass
+class Tally:
+    #: Records read, by kind (``warc.KINDS``); malformed ones include HTTP blocks that did not parse.
+    kinds: Counter = field(default_factory=Counter)
+    #: RawResponse records committed to the landing topic.
+    written: int = 0
+    #: Bodies cut at the body limit (written with ``truncated`` set).
+    cut: int = 0
+    #: Responses whose transfer coding was left as stored (not chunked after all, an unknown coding).
+    coding_kept: int = 0
+    #: Input bytes read (the file as stored: compressed for .warc.gz).
+    bytes_read: int = 0
+    files_done: int = 0
+    files_already_done: int = 0
+    files_resumed: int = 0
+    files_failed: int = 0
+    malformed: list[MalformedRecord] = field(default_factory=list)
+
+    @property
+    def records(self) -> int:
+        return sum(self.kinds.values())
+
+    def skipped(self) -> dict[str, int]:
+        """Records read and not written, by kind (malformed apart)."""
+        return {kind: self.kinds[kind] for kind in KINDS if kind not in (RESPONSE, MALFORMED) and self.kinds[kind]}
+
+
+def format_tally(tally: Tally, seconds: float) -> str:
+    rate = tally.bytes_read / seconds / 1e6 if seconds > 0 else 0.0
+    skipped = tally.skipped()
+    lines = [
+        f"files: {tally.files_done} done, {tally.files_resumed} resumed, {tally.files_already_done} already done, "
+        f"{tally.files_failed} failed",
+        f"records read: {tally.records} ({tally.bytes_read / 1e6:.1f} MB in {seconds:.1f} s, {rate:.1f} MB/s)",
+        f"written to the landing topic: {tally.written} responses"
+        + (f" ({tally.cut} bodies cut at the limit)" if tally.cut else ""),
+        "skipped: " + (", ".join(f"{kind} {count}" for kind, count in skipped.items()) if skipped else "none"),
+        f"malformed: {tally.kinds[MALFORMED]}",
+    ]
+    if tally.coding_kept:
+        lines.append(f"transfer coding kept as stored: {tally.coding_kept}")
+    for record in tally.malformed[:LISTED_MALFORMED]:
+        lines.append(f"  {record.name} at offset {record.offset}: {record.reason}")
+    if len(tally.malformed) > LISTED_MALFORMED:
+        lines.append(f"  ... and {len(tally.malformed) - LISTED_MALFORMED} more (see the log)")
+    return "\n".join(lines)
