@@ -12,6 +12,7 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
 from consumer.kafka import KafkaConnection, make_consumer
+from site_server import PAGES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -60,3 +61,18 @@ def read_all(connection: KafkaConnection, topic: str, timeout: float = 120.0) ->
 def read_raw_values(connection: KafkaConnection, topic: str) -> dict[bytes, bytes]:
     """Key -> value bytes of every committed message of *topic* (the framing as written)."""
     return {message.key(): message.value() for message in read_all(connection, topic)}
+
+
+def assert_decoded_right(decoded, site: str, crawl_id: str) -> None:
+    """Every text page of the site on the clean topic with its phrase decoded right; the image nowhere."""
+    texts = {f"{site}{path}": page for path, page in PAGES.items() if page.phrase is not None}
+    found = decoded(set(texts))
+    for url, page in texts.items():
+        where, record = found[url]
+        assert where == "clean", f"{url} quarantined: {record['reason']} {record['error']}"
+        assert page.phrase in record["text"], f"{url}: {record['encoding']} via {record['source']}"
+        assert record["replacements"] == 0 and record["crawl_id"] == crawl_id
+    assert f"{site}/image.png" not in found, "not text: skipped, published nowhere"
+    assert found[f"{site}/shift_jis.html"][1]["encoding"] == "Shift_JIS"
+    assert found[f"{site}/windows-1251.html"][1]["source"] == "meta-prescan"
+    assert found[f"{site}/chunked.html"][1]["encoding"] == "EUC-KR"

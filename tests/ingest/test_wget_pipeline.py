@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from ingest_helpers import assert_decoded_right
 from site_server import PAGES
 
 pytestmark = pytest.mark.skipif(shutil.which("wget") is None, reason="wget is not installed (apt-get install wget)")
@@ -41,18 +42,3 @@ def test_wget_archive_through_the_processor(wget_warc, site, ingest, landing, pr
 
     processor()
     assert_decoded_right(decoded, site, crawl_id="wget-crawl")
-
-
-def assert_decoded_right(decoded, site: str, crawl_id: str) -> None:
-    """Every text page of the site on the clean topic with its phrase decoded right; the image nowhere."""
-    texts = {f"{site}{path}": page for path, page in PAGES.items() if page.phrase is not None}
-    found = decoded(set(texts))
-    for url, page in texts.items():
-        where, record = found[url]
-        assert where == "clean", f"{url} quarantined: {record['reason']} {record['error']}"
-        assert page.phrase in record["text"], f"{url}: {record['encoding']} via {record['source']}"
-        assert record["replacements"] == 0 and record["crawl_id"] == crawl_id
-    assert f"{site}/image.png" not in found, "not text: skipped, published nowhere"
-    assert found[f"{site}/shift_jis.html"][1]["encoding"] == "Shift_JIS"
-    assert found[f"{site}/windows-1251.html"][1]["source"] == "meta-prescan"
-    assert found[f"{site}/chunked.html"][1]["encoding"] == "EUC-KR"
