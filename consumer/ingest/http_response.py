@@ -63,7 +63,8 @@ def parse_head(block: bytes) -> ResponseHead | NotHttp:
 def _head_end(block: bytes) -> tuple[int, int]:
     """(end of the last field line, start of the body): the first empty line, CRLF or LF."""
     crlf = block.find(b"\r\n\r\n")
-    lf = block.find(b"\n\n")
+    # Only a bare-LF blank line before the CRLF one can end the head: the body is not searched.
+    lf = block.find(b"\n\n", 0, crlf + 1 if crlf >= 0 else len(block))
     if crlf < 0 and lf < 0:
         return len(block), len(block)
     if lf < 0 or 0 <= crlf < lf:
