@@ -237,10 +237,10 @@ class _InputRun:
                 if self.ingester.interrupted:
                     self.log.warning("interrupted: batch committed, rerun to resume", offset=entry.end)
                     return
-            self._show(entry.end)
+            self._show(entry.end, batch)
         self._commit(batch, self._end(), crawl_id, written, done=True)
         self.ingester.tally.files_done += 1
-        self._show(self._end(), force=True)
+        self._show(self._end(), _Batch(), force=True)
 
     def _handle(self, entry: Entry, crawl_id: str | None, batch: _Batch) -> str:
         """Count *entry* in *batch* and produce it when it is an HTTP response; returns the kind it counted as
@@ -346,10 +346,16 @@ class _InputRun:
     def _end(self) -> int:
         return self.source.size if self.source.size is not None else self.source.stream.tell()
 
-    def _show(self, position: int, *, force: bool = False) -> None:
-        if self.ingester.progress is not None:
+    def _show(self, position: int, batch: _Batch, *, force: bool = False) -> None:
+        """Progress with the open batch counted (the tally has only committed batches)."""
+        progress = self.ingester.progress
+        if progress is not None and (force or progress.due()):
             tally = self.ingester.tally
-            self.ingester.progress.update(self.source.name, position, self.source.size, tally, force=force)
+            progress.update(
+                self.source.name, position, self.source.size,
+                records=tally.records + sum(batch.kinds.values()), written=tally.written + batch.written,
+                malformed=tally.kinds[MALFORMED] + batch.kinds[MALFORMED], bytes_read=tally.bytes_read + batch.bytes,
+            )  # fmt: skip
 
 
 def _require_topic(connection: KafkaConnection, topic: str) -> None:

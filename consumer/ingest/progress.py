@@ -7,7 +7,6 @@ import time
 from typing import TextIO
 
 from ..observability.logging import get_logger
-from .tally import Tally
 
 _EVERY_S = 0.25
 _LOG_EVERY_S = 10.0
@@ -24,33 +23,29 @@ class Progress:
         self._last = float("-inf")
         self._shown = False
 
-    def update(self, name: str, position: int, size: int | None, tally: Tally, *, force: bool = False) -> None:
-        """*position* bytes of *name* (of *size*, when known) are read; *tally* counts the whole run."""
-        now = self.clock()
-        if not force and now - self._last < (_EVERY_S if self.tty else _LOG_EVERY_S):
-            return
-        self._last = now
-        if self.tty:
-            self.stream.write("\r" + self.line(name, position, size, tally, now) + "\033[K")
-            self.stream.flush()
-            self._shown = True
-        else:
-            self.log.info(
-                "ingest progress", file=name, offset=position, size=size, records=tally.records,
-                written=tally.written, malformed=tally.kinds["malformed"], bytes_read=tally.bytes_read,
-            )  # fmt: skip
+    def due(self) -> bool:
+        """Whether the next ``update`` would show something (callers skip gathering counts otherwise)."""
+        return self.clock() - self._last >= (_EVERY_S if self.tty else _LOG_EVERY_S)
 
-    def line(self, name: str, position: int, size: int | None, tally: Tally, now: float) -> str:
-        elapsed = max(now - self._started, 1e-9)
+    def update(
+        self, name: str, position: int, size: int | None, *, records: int, written: int, malformed: int, bytes_read: int
+    ) -> None:
+        """*position* bytes of input *name* (of *size*, when known) are read; the counts are the run's."""
+        now = self._last = self.clock()
+        if not self.tty:
+            self.log.info("ingest progress", file=name, offset=position, size=size, records=records, written=written,
+                          malformed=malformed, bytes_read=bytes_read)  # fmt: skip
+            return
+        rate = bytes_read / max(now - self._started, 1e-9) / 1e6
         if size:
             share = min(position / size, 1.0)
             where = f"[{'#' * int(share * _WIDTH):<{_WIDTH}}] {share:4.0%} {position / 1e6:.1f}/{size / 1e6:.1f} MB"
         else:
             where = f"{position / 1e6:.1f} MB"
-        return (
-            f"{name} {where} | {tally.records} records, {tally.written} written, "
-            f"{tally.kinds['malformed']} malformed | {tally.bytes_read / elapsed / 1e6:.1f} MB/s"
-        )
+        line = f"{name} {where} | {records} records, {written} written, {malformed} malformed | {rate:.1f} MB/s"
+        self.stream.write("\r" + line + "\033[K")
+        self.stream.flush()
+        self._shown = True
 
     def close(self) -> None:
         if self._shown:
