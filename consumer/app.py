@@ -20,10 +20,11 @@ from .decoding import prescan
 from .decoding.codecs import multibyte as multibyte_codecs
 from .decoding.codecs import utf8 as utf8_codec
 from .decoding.codecs import utf16 as utf16_codec
-from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
+from .kafka.clients import MESSAGE_LIMIT_BYTES, make_admin, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .observability.health import Heartbeat, HealthServer
 from .observability.host_alarms import HostAlarms, alarms_route
+from .observability.lag import LagMonitor
 from .observability.logging import get_logger
 from .observability.metrics import Metrics
 from .overrides.reload import OverridesWatcher
@@ -54,6 +55,7 @@ class App:
             settings.overrides_path,
             on_reload=self._overrides_reloaded,
             on_rejected=self._overrides_rejected,
+            on_restored=self._overrides_restored,
             allow_missing=True,
         )
         self.metrics.overrides_loaded(len(self.overrides.current))
@@ -98,11 +100,15 @@ class App:
             # Which hosts are behind a quarantine spike: metrics never carry host labels.
             extra_routes={"/alarms": alarms_route(self.alarms)},
         )
+        # The group's lag from the broker's offsets: the consumer's own statistic misses offsets
+        # committed through the producer's transaction (consumer/observability/lag.py).
+        self.lag = LagMonitor(lambda: make_admin(connection), settings.group_id, settings.landing_topic, self.metrics)
 
     # -- lifecycle -----------------------------------------------------------
 
     def run(self) -> None:
         self.http.start()
+        self.lag.start()
         # Before joining the group (so not ready yet): the first legacy page of the first
         # batch would otherwise wait for its codec's tables.
         started = time.monotonic()
@@ -130,6 +136,7 @@ class App:
         try:
             self.processor.run()
         finally:
+            self.lag.stop()
             self.http.stop()
             self.log.info("processor stopped")
 
@@ -144,11 +151,7 @@ class App:
     # -- factories (called by the loop when it starts: constructors stay offline) ----------
 
     def _consumer(self):
-        return make_consumer(
-            self.connection,
-            self.settings.group_id,
-            extra={"statistics.interval.ms": 5000, "stats_cb": self.metrics.observe_librdkafka_stats},
-        )
+        return make_consumer(self.connection, self.settings.group_id)
 
     def _delivery(self):
         timeout = self.settings.shutdown_timeout_s
@@ -202,7 +205,7 @@ class App:
             self.log.warning("host quarantine rate high", **_alarm_fields(alarm))
 
     def _batch_done(self, messages: list[Message], seconds: float) -> None:
-        self.metrics.observe_batch(seconds, len(messages))
+        self.metrics.observe_batch(seconds, len(messages), sum(len(message.value() or b"") for message in messages))
         now_ms = time.time() * 1000
         for message in messages:
             kind, timestamp = message.timestamp()
@@ -232,6 +235,10 @@ class App:
         self.shadow.retain(new.overrides)  # counters of overrides that are gone would never be read again
         self.metrics.overrides_reloaded(True, loaded=len(new))
         self.log.info("overrides reloaded", overrides=len(new), digest=new.digest[:12], previous=old.digest[:12])
+
+    def _overrides_restored(self, config) -> None:
+        self.metrics.overrides_restored()
+        self.log.info("overrides file back to the overrides in force", digest=config.digest[:12])
 
     def _overrides_rejected(self, error) -> None:
         self.metrics.overrides_reloaded(False)

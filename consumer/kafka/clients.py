@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from ..observability.client_logs import client_logs
 from .config import KafkaConnection
 from .exceptions import KafkaConfigError, KafkaUnavailableError, TopicCreationError
 
@@ -115,7 +116,16 @@ def make_admin(conn: KafkaConnection, *, extra: Mapping[str, object] | None = No
 
 
 def _create(client_class, conf: dict[str, object], role: str):
-    """Construct a client; librdkafka validates the properties here (no network yet)."""
+    """Construct a client; librdkafka validates the properties here (no network yet).
+
+    librdkafka's own log lines and the errors it reports go through structlog as
+    JSON, never raw to stderr (``observability/client_logs.py``); they reach it
+    when the client is polled.  A caller's ``logger`` or ``error_cb`` in *extra*
+    takes precedence.
+    """
+    logs = client_logs()
+    conf.setdefault("logger", logs)
+    conf.setdefault("error_cb", logs.error)
     try:
         return client_class(conf)
     except KafkaException as exc:

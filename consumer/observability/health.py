@@ -118,7 +118,8 @@ class HealthServer:
 
     Nothing binds until ``start()``; *port* 0 picks a free port, read back from
     ``port``.  *extra_routes* maps a path (``/alarms``) to a callable returning
-    (status, content type, body).
+    (status, content type, body).  ``crawl_decoder_ready`` in *metrics* follows
+    *is_ready*, so an alert sees what the readiness probe sees.
     """
 
     def __init__(
@@ -134,6 +135,7 @@ class HealthServer:
         if not 0 <= port < 65536:
             raise ObservabilityConfigError(f"health port {port} is not a TCP port (0 picks a free one)")
         self._address = (host, port)
+        metrics.track_readiness(is_ready)
         self._routes: dict[str, Route] = {
             "/metrics": _metrics_route(metrics),
             "/healthz": _probe(is_alive),

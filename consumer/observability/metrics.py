@@ -13,17 +13,25 @@ family) are checked against their closed set and a wrong value raises
 number of distinct values; later ones are counted as ``"other"`` and the fold
 is itself counted in ``crawl_decoder_label_values_folded_total{label}`` so a
 misuse is visible.
+
+Counters render without their ``_created`` sample: Prometheus ignores it in the
+text format, and every counter and histogram shown twice doubles what a scrape
+stores for nothing.
 """
 
 from __future__ import annotations
 
-import json
+import platform
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
+import confluent_kafka
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.metrics_core import Metric
 
+from .. import __version__
 from ..decoding.mime_sniff import MEDIA_FAMILIES
 from .exceptions import InvalidLabelError
 
@@ -79,11 +87,24 @@ def _closed(label: str, value: str, allowed: Iterable[str]) -> str:
     return value
 
 
+class _WithoutCreated:
+    """The registry as a scrape sees it: every family without its ``*_created`` samples."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self._registry = registry
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self._registry.collect():
+            family.samples = [sample for sample in family.samples if not sample.name.endswith("_created")]
+            yield family
+
+
 class Metrics:
     """The processor's metrics; every method is safe to call from any thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        self._define_process(clock)
         self._define_routing()
         self._define_timing()
         self._define_kafka()
@@ -92,10 +113,10 @@ class Metrics:
         self._bounded = {
             label: _BoundedValues(label, limit, self._folded) for label, limit in LABEL_LIMITS.items()
         }
-        # The (topic, partition) series the last librdkafka statistics set, so the next
-        # payload can drop partitions this consumer no longer owns.
-        self._stats_partitions: set[tuple[str, str]] = set()
-        self._stats_lock = threading.Lock()
+        # The (topic, partition) lag series set last, so the next reading can drop partitions
+        # that are gone (a topic recreated with fewer partitions, a monitor stopped).
+        self._lag_partitions: set[tuple[str, str]] = set()
+        self._lag_lock = threading.Lock()
 
     def _counter(self, name: str, doc: str, labels: tuple[str, ...] = ()) -> Counter:
         return Counter(name, doc, labels, namespace=NAMESPACE, registry=self.registry)
@@ -105,6 +126,26 @@ class Metrics:
 
     def _histogram(self, name: str, doc: str, buckets: tuple[float, ...]) -> Histogram:
         return Histogram(name, doc, namespace=NAMESPACE, registry=self.registry, buckets=buckets)
+
+    def _define_process(self, clock: Callable[[], float]) -> None:
+        build = self._gauge(
+            "build_info",
+            "Always 1; the labels say what runs: this package's version, Python's, confluent-kafka's and "
+            "librdkafka's.",
+            ("version", "python", "confluent_kafka", "librdkafka"),
+        )
+        build.labels(
+            version=__version__,
+            python=platform.python_version(),
+            confluent_kafka=confluent_kafka.version()[0],
+            librdkafka=confluent_kafka.libversion()[0],
+        ).set(1)
+        # A restart (the container's, in the same pod) shows as a change of this value: changes() over it
+        # counts restarts from the processor's own metrics, with no kube-state-metrics needed.
+        self._gauge("start_time_seconds", "Unix time this processor started.").set(clock())
+        self._ready = self._gauge(
+            "ready", "1 while /readyz answers 200 (partitions assigned, not stopping), else 0."
+        )
 
     def _define_routing(self) -> None:
         self._records = self._counter(
@@ -136,6 +177,11 @@ class Metrics:
             "batch_duration_seconds", "Time to process one batch, from poll to commit.", BATCH_SECONDS_BUCKETS
         )
         self._batch_records = self._histogram("batch_records", "Records per batch.", BATCH_RECORDS_BUCKETS)
+        self._processed_bytes = self._counter(
+            "processed_bytes",
+            "Bytes of landing record values in committed batches (as read from Kafka, before any "
+            "Content-Encoding is undone).",
+        )
         self._end_to_end = self._histogram(
             "end_to_end_latency_seconds",
             "From the landing record's Kafka timestamp to the commit of its output.",
@@ -144,10 +190,15 @@ class Metrics:
 
     def _define_kafka(self) -> None:
         self._lag = self._gauge(
-            "consumer_lag", "Records between the committed offset and the high watermark.", ("topic", "partition")
+            "consumer_lag",
+            "Records of the landing topic the consumer group has not committed yet: the partition's last "
+            "stable offset (read_committed high watermark) minus the group's committed offset. Every "
+            "instance reports the whole group's lag; aggregate with max by (topic, partition).",
+            ("topic", "partition"),
         )
-        self._stats_errors = self._counter(
-            "librdkafka_stats_errors", "librdkafka statistics payloads that could not be parsed."
+        self._lag_failures = self._counter(
+            "consumer_lag_refresh_failures",
+            "Lag readings that failed (the broker did not answer); the lag series are dropped until one succeeds.",
         )
         self._transactions = self._counter("transactions", "Kafka transactions, by outcome.", ("result",))
         for result in TRANSACTION_RESULTS:
@@ -218,9 +269,12 @@ class Metrics:
 
     # Timing ------------------------------------------------------------------
 
-    def observe_batch(self, seconds: float, records: int) -> None:
+    def observe_batch(self, seconds: float, records: int, value_bytes: int = 0) -> None:
+        """One committed batch: its duration, its records and the bytes of their values."""
         self._batch_seconds.observe(seconds)
         self._batch_records.observe(records)
+        if value_bytes:
+            self._processed_bytes.inc(value_bytes)
 
     def observe_end_to_end(self, seconds: float) -> None:
         # The Kafka timestamp comes from the producer's clock; skew can make it "future".
@@ -231,29 +285,24 @@ class Metrics:
     def set_consumer_lag(self, topic: str, partition: int, lag: int) -> None:
         self._lag.labels(topic=topic, partition=str(partition)).set(lag)
 
-    def observe_librdkafka_stats(self, stats_json: str | bytes) -> int:
-        """Set ``consumer_lag`` from librdkafka's statistics JSON (the ``stats_cb`` payload).
+    def set_consumer_lags(self, lags: Mapping[tuple[str, int], int]) -> None:
+        """Replace every lag series with *lags*, keyed by (topic, partition).
 
-        Reads ``topics.<topic>.partitions.<id>.consumer_lag`` as documented in
-        librdkafka's STATISTICS.md, skipping the internal partition -1 and lags of
-        -1 (unknown: not assigned or no committed offset yet).  Series this method
-        set earlier and the payload no longer reports are removed, so a revoked
-        partition stops showing a frozen lag.  Returns the number of partitions
-        set.  Never raises: it runs inside librdkafka's poll, and a malformed
-        payload is counted in ``librdkafka_stats_errors_total`` instead.
+        Partitions set earlier and missing from *lags* are removed, so no series
+        keeps a value nobody measures any more.
         """
-        try:
-            lags = dict(_partition_lags(json.loads(stats_json)))
-        except (ValueError, TypeError, AttributeError):
-            self._stats_errors.inc()
-            return 0
-        with self._stats_lock:
-            for topic, partition in self._stats_partitions - lags.keys():
+        current = {(topic, str(partition)): lag for (topic, partition), lag in lags.items()}
+        with self._lag_lock:
+            for topic, partition in self._lag_partitions - current.keys():
                 self._lag.remove(topic, partition)
-            for (topic, partition), lag in lags.items():
+            for (topic, partition), lag in current.items():
                 self._lag.labels(topic=topic, partition=partition).set(lag)
-            self._stats_partitions = set(lags)
-        return len(lags)
+            self._lag_partitions = set(current)
+
+    def lag_refresh_failed(self) -> None:
+        """A lag reading failed: count it and drop the lag series (an old number would pass for a true one)."""
+        self._lag_failures.inc()
+        self.set_consumer_lags({})
 
     def transaction(self, result: str) -> None:
         """Count one transaction: committed, aborted or retried."""
@@ -289,21 +338,28 @@ class Metrics:
         shadow = "unknown" if agrees is None else "agree" if agrees else "disagree"
         self._override_hits.labels(override=self._bounded["override"].admit(host), shadow=shadow).inc()
 
+    def overrides_restored(self) -> None:
+        """The file on disk is again the one in force (a refused edit reverted byte for byte): valid again."""
+        self._overrides_valid.set(1)
+
     def set_overrides_overdue(self, n: int) -> None:
         self._overrides_overdue.set(n)
+
+    # Health ------------------------------------------------------------------
+
+    def track_readiness(self, is_ready: Callable[[], bool]) -> None:
+        """``crawl_decoder_ready`` reads *is_ready* at each scrape (what ``/readyz`` answers)."""
+        def read() -> float:
+            try:
+                return 1.0 if is_ready() else 0.0
+            except Exception:  # a failing check means "not ready", never a failed scrape
+                return 0.0
+
+        self._ready.set_function(read)
 
     # Exposition --------------------------------------------------------------
 
     def render(self) -> tuple[bytes, str]:
         """The body and Content-Type of a ``/metrics`` response (Prometheus text format)."""
-        return generate_latest(self.registry), CONTENT_TYPE_LATEST
+        return generate_latest(_WithoutCreated(self.registry)), CONTENT_TYPE_LATEST  # type: ignore[arg-type]
 
-
-def _partition_lags(stats: dict) -> Iterable[tuple[tuple[str, str], int]]:
-    for topic, topic_stats in (stats.get("topics") or {}).items():
-        for partition, partition_stats in (topic_stats.get("partitions") or {}).items():
-            lag = partition_stats.get("consumer_lag")
-            # -1 is librdkafka's internal "UA" (unassigned) partition.
-            if int(partition) < 0 or not isinstance(lag, int) or isinstance(lag, bool) or lag < 0:
-                continue
-            yield (topic, str(partition)), lag

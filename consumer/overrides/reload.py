@@ -27,6 +27,7 @@ _Signature = tuple[str, int, int, int, int] | None
 
 _MISSING = "missing"
 _ABSENT = "absent since start"  # allow_missing and the file never existed: not a refusal
+_RESTORED = object()  # _check's answer when a refused file is back to the content in force
 
 
 class OverridesWatcher:
@@ -38,7 +39,11 @@ class OverridesWatcher:
     sees half a reload.  An invalid one (or the file disappearing) is refused:
     ``current`` keeps the last good config and ``on_rejected(error)`` is called
     once per distinct bad content, not on every check.  ``on_reload(new, old)``
-    is called after each swap.  Exceptions raised by callbacks propagate.
+    is called after each swap.  When a refused file is put back to the content
+    in force, byte for byte (a git revert, a helm rollback), nothing is swapped
+    but the refusal is over: ``on_restored(current)`` is called, so whatever
+    ``on_rejected`` raised (an alert) can be cleared.  Exceptions raised by
+    callbacks propagate.
 
     A file missing at construction raises ``OverridesError`` unless
     *allow_missing*, in which case it means no overrides until the file appears.
@@ -51,6 +56,7 @@ class OverridesWatcher:
         *,
         on_reload: Callable[[OverrideConfig, OverrideConfig], None] | None = None,
         on_rejected: Callable[[OverridesError], None] | None = None,
+        on_restored: Callable[[OverrideConfig], None] | None = None,
         allow_missing: bool = False,
         clock: Callable[[], float] = time.monotonic,
         recheck_every: float = 60.0,
@@ -58,6 +64,7 @@ class OverridesWatcher:
         self.path = os.fspath(path)
         self._on_reload = on_reload
         self._on_rejected = on_rejected
+        self._on_restored = on_restored
         self._clock = clock
         self._recheck_every = recheck_every
         self._lock = threading.Lock()
@@ -95,12 +102,17 @@ class OverridesWatcher:
             if self._on_rejected is not None:
                 self._on_rejected(outcome)
             return False
+        if outcome is _RESTORED:
+            if self._on_restored is not None:
+                self._on_restored(self._current)
+            return False
         if outcome is not None and self._on_reload is not None:
             self._on_reload(*outcome)
         return outcome is not None
 
-    def _check(self) -> tuple[OverrideConfig, OverrideConfig] | OverridesError | None:
-        """Under the lock: (new, old) after a swap, an error to report, or None when nothing is to be said."""
+    def _check(self) -> tuple[OverrideConfig, OverrideConfig] | OverridesError | object | None:
+        """Under the lock: (new, old) after a swap, an error to report, ``_RESTORED`` when a refused file
+        became the one in force again, or None when nothing is to be said."""
         signature = _signature(self.path)
         now = self._clock()
         if signature == self._signature and now - self._last_read < self._recheck_every:
@@ -116,8 +128,8 @@ class OverridesWatcher:
             return self._refuse(_MISSING, Problem(None, "file not found"))
         digest = hashlib.sha256(data).hexdigest()
         if digest == self._current.digest:
-            self._rejected = None
-            return None
+            refused, self._rejected = self.rejected, None
+            return _RESTORED if refused else None
         if digest == self._rejected:
             return None
         try:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import threading
-from pathlib import Path
 
 import prometheus_client
 import pytest
@@ -15,9 +13,6 @@ from consumer.observability.metrics import LABEL_LIMITS, Metrics
 
 from .scrape import samples, series, value
 
-# Hand-written after librdkafka's STATISTICS.md (a consumer of crawl.raw with partitions
-# 0 and 1 assigned, 2 known but not assigned, and the internal UA partition -1).
-STATS_SAMPLE = (Path(__file__).parent / "librdkafka_stats_consumer.json").read_text()
 
 
 def _families(metrics: Metrics) -> list:
@@ -48,7 +43,47 @@ class TestExposition:
             "crawl_decoder_overrides_overdue",
             "crawl_decoder_transactions",
             "crawl_decoder_host_alarms",
+            "crawl_decoder_build_info",
+            "crawl_decoder_start_time_seconds",
+            "crawl_decoder_ready",
+            "crawl_decoder_processed_bytes",
+            "crawl_decoder_consumer_lag_refresh_failures",
         } <= names
+
+    def test_no_created_series(self, metrics):
+        metrics.record_routed("clean", "bom", "UTF-8")
+        metrics.observe_batch(0.1, 10)
+        metrics.transaction("committed")
+        names = {name for name, _ in samples(metrics)}
+        assert "crawl_decoder_records_total" in names and "crawl_decoder_batch_records_count" in names
+        assert not [name for name in names if name.endswith("_created")]
+
+    def test_build_info(self, metrics):
+        import confluent_kafka
+
+        from consumer import __version__
+
+        [labels] = series(metrics, "crawl_decoder_build_info")
+        assert labels["version"] == __version__
+        assert labels["confluent_kafka"] == confluent_kafka.version()[0]
+        assert labels["librdkafka"] == confluent_kafka.libversion()[0]
+        assert labels["python"].count(".") == 2
+        assert value(metrics, "crawl_decoder_build_info", **labels) == 1
+
+    def test_start_time(self):
+        assert value(Metrics(clock=lambda: 1_700_000_000.5), "crawl_decoder_start_time_seconds") == 1_700_000_000.5
+
+    def test_ready_follows_the_check_at_each_scrape(self, metrics):
+        ready = [False]
+        assert value(metrics, "crawl_decoder_ready") == 0
+        metrics.track_readiness(lambda: ready[0])
+        assert value(metrics, "crawl_decoder_ready") == 0
+        ready[0] = True
+        assert value(metrics, "crawl_decoder_ready") == 1
+
+    def test_a_failing_readiness_check_reads_not_ready(self, metrics):
+        metrics.track_readiness(lambda: 1 / 0)
+        assert value(metrics, "crawl_decoder_ready") == 0
 
     def test_content_type_is_the_prometheus_text_format(self, metrics):
         body, content_type = metrics.render()
@@ -166,6 +201,12 @@ class TestTiming:
         assert value(metrics, "crawl_decoder_batch_records_bucket", le="5.0") == 1
         assert value(metrics, "crawl_decoder_batch_records_bucket", le="500.0") == 2
         assert value(metrics, "crawl_decoder_batch_records_sum") == 503
+        assert value(metrics, "crawl_decoder_processed_bytes_total") == 0
+
+    def test_processed_bytes(self, metrics):
+        metrics.observe_batch(0.2, 2, 30_000)
+        metrics.observe_batch(0.2, 1, 512)
+        assert value(metrics, "crawl_decoder_processed_bytes_total") == 30_512
 
     def test_end_to_end_latency(self, metrics):
         metrics.observe_end_to_end(42.0)
@@ -184,42 +225,19 @@ class TestKafka:
         metrics.set_consumer_lag("crawl.raw", 3, 800)
         assert value(metrics, "crawl_decoder_consumer_lag", topic="crawl.raw", partition="3") == 800
 
-    def test_librdkafka_statistics_set_the_lag_of_assigned_partitions(self, metrics):
-        assert metrics.observe_librdkafka_stats(STATS_SAMPLE) == 2
-        assert value(metrics, "crawl_decoder_consumer_lag", topic="crawl.raw", partition="0") == 60
-        assert value(metrics, "crawl_decoder_consumer_lag", topic="crawl.raw", partition="1") == 0
-        partitions = {labels["partition"] for labels in series(metrics, "crawl_decoder_consumer_lag")}
-        # 2 is not assigned (lag -1) and -1 is librdkafka's internal partition.
-        assert partitions == {"0", "1"}
-
-    def test_bytes_payloads_are_accepted(self, metrics):
-        assert metrics.observe_librdkafka_stats(STATS_SAMPLE.encode()) == 2
-
-    def test_a_revoked_partition_stops_reporting_lag(self, metrics):
-        metrics.observe_librdkafka_stats(STATS_SAMPLE)
-        stats = json.loads(STATS_SAMPLE)
-        partitions = stats["topics"]["crawl.raw"]["partitions"]
-        partitions["0"]["consumer_lag"] = -1  # revoked in a rebalance
-        partitions["1"]["consumer_lag"] = 7
-        assert metrics.observe_librdkafka_stats(json.dumps(stats)) == 1
-        assert value(metrics, "crawl_decoder_consumer_lag", topic="crawl.raw", partition="0") is None
+    def test_a_lag_reading_replaces_every_lag_series(self, metrics):
+        metrics.set_consumer_lags({("crawl.raw", 0): 60, ("crawl.raw", 1): 0, ("crawl.raw", 2): 5})
+        metrics.set_consumer_lags({("crawl.raw", 1): 7, ("crawl.raw", 2): 5})
+        assert {labels["partition"] for labels in series(metrics, "crawl_decoder_consumer_lag")} == {"1", "2"}
         assert value(metrics, "crawl_decoder_consumer_lag", topic="crawl.raw", partition="1") == 7
 
-    def test_statistics_without_topics_clear_the_lag(self, metrics):
-        metrics.observe_librdkafka_stats(STATS_SAMPLE)
-        assert metrics.observe_librdkafka_stats('{"name": "rdkafka#consumer-1", "topics": {}}') == 0
+    def test_a_failed_lag_reading_drops_the_lag_and_is_counted(self, metrics):
+        metrics.set_consumer_lags({("crawl.raw", 0): 60})
+        metrics.lag_refresh_failed()
         assert series(metrics, "crawl_decoder_consumer_lag") == []
-
-    @pytest.mark.parametrize(
-        "payload",
-        ["", "not json", "[]", '{"topics": {"t": {"partitions": {"zero": {"consumer_lag": 1}}}}}'],
-    )
-    def test_malformed_statistics_are_counted_not_raised(self, metrics, payload):
-        metrics.observe_librdkafka_stats(STATS_SAMPLE)
-        assert metrics.observe_librdkafka_stats(payload) == 0
-        assert value(metrics, "crawl_decoder_librdkafka_stats_errors_total") == 1
-        # The last good reading stays rather than vanishing on one bad payload.
-        assert value(metrics, "crawl_decoder_consumer_lag", topic="crawl.raw", partition="0") == 60
+        assert value(metrics, "crawl_decoder_consumer_lag_refresh_failures_total") == 1
+        metrics.set_consumer_lags({("crawl.raw", 0): 3})
+        assert value(metrics, "crawl_decoder_consumer_lag", topic="crawl.raw", partition="0") == 3
 
     def test_transactions_start_at_zero_and_count_by_result(self, metrics):
         assert value(metrics, "crawl_decoder_transactions_total", result="aborted") == 0
@@ -260,6 +278,17 @@ class TestOverrides:
         assert value(
             metrics, "crawl_decoder_override_hits_total", override="shop.example.cn", shadow="unknown"
         ) == 1
+
+    def test_a_refused_file_reverted_is_valid_again(self, metrics):
+        metrics.overrides_reloaded(True, loaded=12)
+        metrics.overrides_reloaded(False)
+        applied_at = value(metrics, "crawl_decoder_overrides_last_applied_timestamp_seconds")
+        metrics.overrides_restored()
+        assert value(metrics, "crawl_decoder_overrides_config_valid") == 1
+        # Nothing was reloaded: the overrides in force, and when they were applied, stay as they were.
+        assert value(metrics, "crawl_decoder_overrides_reloads_total", result="applied") == 1
+        assert value(metrics, "crawl_decoder_overrides_loaded") == 12
+        assert value(metrics, "crawl_decoder_overrides_last_applied_timestamp_seconds") == applied_at
 
     def test_overdue(self, metrics):
         metrics.set_overrides_overdue(3)

@@ -33,12 +33,14 @@ class Events:
     def __init__(self) -> None:
         self.reloads: list = []
         self.rejections: list[OverridesError] = []
+        self.restorations: list = []
 
     def watch(self, path: Path, **kwargs) -> OverridesWatcher:
         return OverridesWatcher(
             path,
             on_reload=lambda new, old: self.reloads.append((new, old)),
             on_rejected=self.rejections.append,
+            on_restored=self.restorations.append,
             **kwargs,
         )
 
@@ -133,6 +135,37 @@ def test_reverting_to_the_live_content_clears_the_refusal(write, events):
     assert watcher.check() is True
     assert watcher.current.digest == good.digest
     assert not watcher.rejected
+
+
+def test_reverting_byte_for_byte_ends_the_refusal_without_a_reload(write, events):
+    # A git revert or a helm rollback: the file is again exactly what is in force. Nothing to swap,
+    # but whoever was told of the refusal (the config_valid gauge, its alert) must hear it is over.
+    path = write(V1)
+    watcher = events.watch(path)
+    good = watcher.current
+    write(BAD)
+    watcher.check()
+    assert watcher.rejected
+    write(V1)
+    assert watcher.check() is False
+    assert not watcher.rejected
+    assert events.restorations == [good]
+    assert events.reloads == []
+    write(V1 + "\n")  # a later edit is an ordinary reload, not another restoration
+    assert watcher.check() is True
+    assert events.restorations == [good]
+
+
+def test_a_refusal_restored_is_reported_again_when_it_comes_back(write, events):
+    path = write(V1)
+    watcher = events.watch(path)
+    for _ in range(2):
+        write(BAD)
+        watcher.check()
+        write(V1)
+        watcher.check()
+    assert len(events.rejections) == 2
+    assert len(events.restorations) == 2
 
 
 def test_in_place_edit_hidden_from_stat_is_found_by_digest(write, events, clock):

@@ -1,0 +1,229 @@
+"""Consumer lag as the broker sees it: the group's committed offsets against the partitions' end.
+
+librdkafka's own ``consumer_lag`` statistic is measured from offsets the
+consumer itself committed.  In exactly-once mode the consumer commits nothing:
+its offsets go into the producer's transaction (``send_offsets_to_transaction``,
+docs/kafka.md), so that statistic never appears for a new group and stays frozen
+at the lag seen at assignment after a restart.  ``LagMonitor`` asks the cluster
+instead, every *interval_s*, with an admin client of its own:
+
+- the group's committed offsets (OffsetFetch, without ``require_stable``: the
+  offsets of committed transactions, never those of one still open);
+- each partition's last stable offset, the end a ``read_committed`` consumer
+  reads up to (ListOffsets ``latest`` with isolation level read_committed), and
+  its log start offset (``earliest``);
+
+and sets ``crawl_decoder_consumer_lag{topic, partition}`` to
+``last_stable - max(committed, log_start)``.  A partition the group never
+committed is read from its log start (``auto.offset.reset=earliest``), and an
+offset below the log start points at records retention already deleted, which
+the consumer would skip.  The same in both processing modes, for every
+partition of the topic: each instance reports the whole group's lag, so
+aggregate with ``max by (topic, partition)``, never ``sum`` over instances.
+
+A reading that fails (the broker away, the topic missing) drops the lag series
+and counts ``crawl_decoder_consumer_lag_refresh_failures_total``: a frozen old
+number would pass for a true one.  The failure is logged once per distinct
+message until a reading succeeds again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from confluent_kafka import ConsumerGroupTopicPartitions, IsolationLevel, KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import OffsetSpec
+
+from .exceptions import ObservabilityConfigError
+from .logging import get_logger
+from .metrics import Metrics
+
+#: How often the lag is read; a Prometheus scrape interval is typically 15-60 s.
+DEFAULT_INTERVAL_S = 15.0
+#: Bound on each admin request of one reading, retries of transient errors included.
+DEFAULT_TIMEOUT_S = 10.0
+#: Pause between two tries of a request that failed with a transient error.
+RETRY_BACKOFF_S = 0.2
+
+_T = TypeVar("_T")
+
+_log = get_logger(component="lag")
+
+
+class LagUnavailable(Exception):
+    """One reading could not be completed; the message says which request failed and why."""
+
+
+class LagMonitor:
+    """Reads the lag of *group_id* on *topic* in a daemon thread and sets it in *metrics*.
+
+    *admin_factory* makes the ``confluent_kafka.admin.AdminClient`` it uses;
+    it is called when the thread starts (constructors stay offline).  ``read()``
+    is one reading, for tests and for callers that want a number now.
+    """
+
+    def __init__(
+        self,
+        admin_factory: Callable[[], Any],
+        group_id: str,
+        topic: str,
+        metrics: Metrics,
+        *,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        if interval_s <= 0 or timeout_s <= 0:
+            raise ObservabilityConfigError(f"lag interval ({interval_s}) and timeout ({timeout_s}) must be positive")
+        self._admin_factory = admin_factory
+        self._admin: Any = None
+        self.group_id = group_id
+        self.topic = topic
+        self._metrics = metrics
+        #: Seconds between readings; may be changed before ``start()``.
+        self.interval_s = interval_s
+        self._timeout_s = timeout_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last_failure: str | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="lag-monitor", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (within one request's timeout) and drop the lag series; safe to call twice."""
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(self._timeout_s * 3 + 5)
+        self._metrics.set_consumer_lags({})
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.refresh()
+            self._stop.wait(self.interval_s)
+
+    # -- one reading -----------------------------------------------------------
+
+    def refresh(self) -> dict[int, int] | None:
+        """Read the lag and set the gauges; the lag per partition, or None when the reading failed."""
+        try:
+            lags = self.read()
+        except LagUnavailable as exc:
+            self._metrics.lag_refresh_failed()
+            if str(exc) != self._last_failure:
+                self._last_failure = str(exc)
+                _log.warning("consumer lag unavailable", group=self.group_id, topic=self.topic, error=str(exc))
+            return None
+        if self._last_failure is not None:
+            self._last_failure = None
+            _log.info("consumer lag available again", group=self.group_id, topic=self.topic)
+        self._metrics.set_consumer_lags({(self.topic, partition): lag for partition, lag in lags.items()})
+        return lags
+
+    def read(self) -> dict[int, int]:
+        """The group's lag per partition of the topic; raises ``LagUnavailable``."""
+        admin = self._client()
+        try:
+            partitions = self._partitions(admin)
+            committed = self._committed(admin, partitions)
+            ends = self._offsets(admin, partitions, OffsetSpec.latest())
+            starts = self._offsets(admin, partitions, OffsetSpec.earliest())
+        finally:
+            admin.poll(0)  # serves the client's log lines (they wait for a poll, see client_logs)
+        return {p: lag_of(committed.get(p), starts[p], ends[p]) for p in partitions}
+
+    def _client(self) -> Any:
+        if self._admin is None:
+            self._admin = self._admin_factory()
+        return self._admin
+
+    def _partitions(self, admin: Any) -> list[int]:
+        try:
+            metadata = admin.list_topics(self.topic, timeout=self._timeout_s)
+        except KafkaException as exc:
+            raise LagUnavailable(f"cannot read the metadata of {self.topic!r}: {_text(exc)}") from exc
+        topic = metadata.topics.get(self.topic)
+        if topic is None or topic.error is not None or not topic.partitions:
+            reason = topic.error.str() if topic is not None and topic.error is not None else "no partitions"
+            raise LagUnavailable(f"topic {self.topic!r}: {reason}")
+        return sorted(topic.partitions)
+
+    def _committed(self, admin: Any, partitions: list[int]) -> dict[int, int]:
+        request = ConsumerGroupTopicPartitions(self.group_id, [TopicPartition(self.topic, p) for p in partitions])
+
+        def fetch() -> Any:
+            futures = admin.list_consumer_group_offsets([request], request_timeout=self._timeout_s)
+            return futures[self.group_id].result(timeout=self._timeout_s * 2)
+
+        try:
+            result = self._retrying(fetch)
+        except (KafkaException, TimeoutError) as exc:
+            raise LagUnavailable(f"cannot read the committed offsets of group {self.group_id!r}: {_text(exc)}") from exc
+        # A partition without a committed offset reads OFFSET_INVALID (-1001): left out.
+        return {tp.partition: tp.offset for tp in result.topic_partitions if tp.offset >= 0}
+
+    def _offsets(self, admin: Any, partitions: list[int], spec: OffsetSpec) -> dict[int, int]:
+        def fetch() -> dict[int, int]:
+            futures = admin.list_offsets(
+                {TopicPartition(self.topic, p): spec for p in partitions},
+                isolation_level=IsolationLevel.READ_COMMITTED,
+                request_timeout=self._timeout_s,
+            )
+            return {tp.partition: future.result(timeout=self._timeout_s * 2).offset for tp, future in futures.items()}
+
+        try:
+            return self._retrying(fetch)
+        except (KafkaException, TimeoutError) as exc:
+            raise LagUnavailable(f"cannot list the offsets of {self.topic!r}: {_text(exc)}") from exc
+
+    def _retrying(self, fetch: Callable[[], _T]) -> _T:
+        """*fetch*, again while it fails with an error a retry can cure (a group coordinator still
+        loading its offsets after a broker start, a leader moving), for up to the timeout."""
+        deadline = time.monotonic() + self._timeout_s
+        while True:
+            try:
+                return fetch()
+            except KafkaException as exc:
+                if not _transient(exc) or time.monotonic() >= deadline or self._stop.wait(RETRY_BACKOFF_S):
+                    raise
+
+
+def lag_of(committed: int | None, log_start: int, last_stable: int) -> int:
+    """Records a read_committed consumer of the group still has to read in one partition.
+
+    The count is of offsets, so it includes transaction markers of a
+    transactional producer between the committed offset and the end.
+    """
+    start = log_start if committed is None else max(committed, log_start)
+    return max(last_stable - start, 0)
+
+
+def _transient(exc: KafkaException) -> bool:
+    error = exc.args[0] if exc.args else None
+    if not isinstance(error, KafkaError):
+        return False
+    return error.retriable() or error.code() in _TRANSIENT_CODES
+
+
+_TRANSIENT_CODES = frozenset({
+    KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+    KafkaError.COORDINATOR_NOT_AVAILABLE,
+    KafkaError.NOT_COORDINATOR,
+    KafkaError.LEADER_NOT_AVAILABLE,
+    KafkaError.NOT_LEADER_FOR_PARTITION,
+})
+
+
+def _text(exc: BaseException) -> str:
+    if isinstance(exc, KafkaException) and exc.args and hasattr(exc.args[0], "str"):
+        return exc.args[0].str()
+    return str(exc) or type(exc).__name__

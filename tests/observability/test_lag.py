@@ -1,0 +1,135 @@
+"""``crawl_decoder_consumer_lag``: the group's committed offsets against the partitions' read_committed end,
+read from a real broker, in both processing modes, before and after a processor works."""
+
+from __future__ import annotations
+
+import pytest
+from confluent_kafka import TopicPartition
+
+from consumer.app import App
+from consumer.kafka import KafkaConnection, make_admin, make_consumer, make_producer
+from consumer.observability.lag import LagMonitor, lag_of
+
+from .scrape import samples, scrape, value, wait_for
+
+
+def lag_series(found: dict, topic: str) -> dict[int, float]:
+    """partition -> lag of *topic* among scraped samples."""
+    return {
+        int(dict(labels)["partition"]): v
+        for (name, labels), v in found.items()
+        if name == "crawl_decoder_consumer_lag" and dict(labels)["topic"] == topic
+    }
+
+
+def monitor(connection: KafkaConnection, group: str, topic: str, metrics, **kwargs) -> LagMonitor:
+    return LagMonitor(lambda: make_admin(connection), group, topic, metrics, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("committed", "log_start", "last_stable", "lag"),
+    [
+        (None, 0, 40, 40),  # never committed: read from the log start (auto.offset.reset=earliest)
+        (None, 15, 40, 25),
+        (30, 0, 40, 10),
+        (40, 0, 40, 0),
+        (5, 15, 40, 25),  # committed below the log start: those records are gone, the consumer skips them
+        (42, 0, 40, 0),  # committed past the stable end (a transaction's marker just written): never negative
+    ],
+)
+def test_lag_arithmetic(committed, log_start, last_stable, lag):
+    assert lag_of(committed, log_start, last_stable) == lag
+
+
+def test_a_new_group_lags_by_every_record(kafka_connection, topic_factory, group_id, produce_pages, metrics):
+    topic = topic_factory(partitions=3)
+    produce_pages(topic, 30)
+    lags = monitor(kafka_connection, group_id, topic, metrics).refresh()
+    assert lags is not None and set(lags) == {0, 1, 2}
+    assert sum(lags.values()) == 30
+    assert lag_series(samples(metrics), topic) == lags
+
+
+def test_committed_offsets_reduce_the_lag(kafka_connection, topic_factory, group_id, produce_pages, metrics):
+    topic = topic_factory(partitions=3)
+    produce_pages(topic, 30)
+    lag = monitor(kafka_connection, group_id, topic, metrics)
+    before = lag.read()
+    consumer = make_consumer(kafka_connection, group_id)
+    try:
+        # The group reads partition 0 to its end and 2 records of partition 1; partition 2 stays unread.
+        consumer.commit(offsets=[TopicPartition(topic, 0, before[0]), TopicPartition(topic, 1, 2)], asynchronous=False)
+    finally:
+        consumer.close()
+    after = lag.read()
+    assert after == {0: 0, 1: before[1] - 2, 2: before[2]}
+
+
+def test_an_open_transaction_is_not_lag_until_it_commits(
+    kafka_connection, topic_factory, group_id, transactional_id, metrics
+):
+    # read_committed: a consumer stops at the last stable offset, so records of an open transaction
+    # cannot be read yet and are not lag yet; once committed they are, with the commit marker's offset.
+    topic = topic_factory(partitions=1)
+    producer = make_producer(kafka_connection, transactional_id=transactional_id)
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    for i in range(5):
+        producer.produce(topic, b"committed", str(i).encode())
+    producer.commit_transaction(30)
+    lag = monitor(kafka_connection, group_id, topic, metrics)
+    assert lag.read() == {0: 6}  # 5 records and the commit marker
+    producer.begin_transaction()
+    for i in range(4):
+        producer.produce(topic, b"open", str(i).encode())
+    producer.flush(30)
+    assert lag.read() == {0: 6}
+    producer.commit_transaction(30)
+    assert lag.read() == {0: 11}
+
+
+def test_a_broker_that_does_not_answer_drops_the_lag_and_counts_the_failure(metrics):
+    lag = monitor(KafkaConnection("127.0.0.1:1"), "g", "crawl.raw", metrics, timeout_s=1.0)
+    metrics.set_consumer_lags({("crawl.raw", 0): 12})
+    assert lag.refresh() is None
+    assert lag_series(samples(metrics), "crawl.raw") == {}
+    assert value(metrics, "crawl_decoder_consumer_lag_refresh_failures_total") == 1
+
+
+def test_a_missing_topic_is_a_failed_reading(kafka_connection, group_id, metrics):
+    lag = monitor(kafka_connection, group_id, "test-no-such-topic-for-lag", metrics)
+    assert lag.refresh() is None
+    assert value(metrics, "crawl_decoder_consumer_lag_refresh_failures_total") == 1
+
+
+@pytest.mark.parametrize("mode", ["exactly-once", "at-least-once"])
+def test_the_processors_lag_gauge_tells_the_truth(
+    mode, settings_for, topics, produce_pages, running_app, kafka_connection
+):
+    """Before a processor works, its gauge shows every record; once it has, 0; after a restart, the new
+    records only (librdkafka's own statistic never appeared for a new group in exactly-once mode, and
+    stayed at the lag seen at assignment after a restart)."""
+    settings = settings_for(processing_mode=mode, batch_size=20)
+    landing = topics["landing"]
+    produce_pages(landing, 45)
+
+    def fast(app) -> None:
+        app.lag.interval_s = 0.5
+
+    # Read before any processor works: an App's monitor alone, its loop not running.
+    first_look = App(settings, kafka_connection)
+    assert sum(first_look.lag.refresh().values()) == 45
+    assert sum(lag_series(samples(first_look.metrics), landing).values()) == 45
+
+    app = running_app(settings, before_run=fast)
+    wait_for(lambda: lag_series(scrape(app.http.port), landing) == {0: 0, 1: 0, 2: 0}, "lag 0 once processed", 120)
+    running_app.stop(app)
+
+    produce_pages(landing, 17, start=45)
+    restarted = App(settings, kafka_connection)
+    assert restarted.lag.refresh() is not None
+    assert sum(lag_series(samples(restarted.metrics), landing).values()) == 17
+
+    app = running_app(settings, before_run=fast)
+    wait_for(lambda: sum(lag_series(scrape(app.http.port), landing).values()) == 0, "lag 0 after restart", 120)
+    assert set(lag_series(scrape(app.http.port), landing)) == {0, 1, 2}
