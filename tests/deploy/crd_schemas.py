@@ -1,8 +1,8 @@
 """Structural schemas of the custom resources the chart renders.
 
 kubernetes-validate carries only the built-in API groups. KEDA's ScaledObject
-and TriggerAuthentication and the Prometheus Operator's ServiceMonitor are
-CRDs, so their shape is written down here from the fields of their
+and TriggerAuthentication and the Prometheus Operator's ServiceMonitor and
+PrometheusRule are CRDs, so their shape is written down here from the fields of their
 documented specs (KEDA 2.x ``keda.sh/v1alpha1``, Prometheus Operator
 ``monitoring.coreos.com/v1``) that the chart uses: apiVersion, kind, required
 fields, and types the API server would reject (KEDA trigger metadata is a
@@ -170,9 +170,59 @@ SERVICE_MONITOR = {
     },
 }
 
+_DURATION = r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
+
+PROMETHEUS_RULE = {
+    "type": "object",
+    "required": ["apiVersion", "kind", "metadata", "spec"],
+    "properties": {
+        "apiVersion": {"const": "monitoring.coreos.com/v1"},
+        "kind": {"const": "PrometheusRule"},
+        "metadata": _METADATA,
+        "spec": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "groups": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["name", "rules"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "name": {"type": "string", "minLength": 1},
+                            "interval": {"type": "string", "pattern": _DURATION},
+                            "rules": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "required": ["expr"],
+                                    "additionalProperties": False,
+                                    "oneOf": [{"required": ["alert"]}, {"required": ["record"]}],
+                                    "properties": {
+                                        "alert": {"type": "string"},
+                                        "record": {"type": "string"},
+                                        # An int-or-string in the CRD; the chart writes strings.
+                                        "expr": {"type": "string", "minLength": 1},
+                                        "for": {"type": "string", "pattern": _DURATION},
+                                        "keep_firing_for": {"type": "string", "pattern": _DURATION},
+                                        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                                        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+                                    },
+                                },
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+
 #: (apiVersion, kind) -> schema, for every custom resource the chart may render.
 CRD_SCHEMAS = {
     ("keda.sh/v1alpha1", "ScaledObject"): SCALED_OBJECT,
     ("keda.sh/v1alpha1", "TriggerAuthentication"): TRIGGER_AUTHENTICATION,
     ("monitoring.coreos.com/v1", "ServiceMonitor"): SERVICE_MONITOR,
+    ("monitoring.coreos.com/v1", "PrometheusRule"): PROMETHEUS_RULE,
 }

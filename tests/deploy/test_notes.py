@@ -68,3 +68,11 @@ def test_notes_name_the_running_replay_job_and_autoscaler_when_on(render_notes):
     assert f"get scaledobject {only(manifests, 'ScaledObject')['metadata']['name']}" in notes
     assert "(24 partitions)" in notes
     assert "ServiceMonitor" in notes
+
+
+def test_notes_name_the_alerts_and_the_dashboard_only_when_switched_on(render_notes):
+    notes, _ = render_notes(values_files=[VALUES_ALL_ON], set_values={})
+    assert 'PrometheusRule "cd-crawl-decoder"' in notes
+    assert 'ConfigMap "cd-crawl-decoder-dashboard"' in notes
+    notes, _ = render_notes()
+    assert "PrometheusRule" not in notes and "dashboard" not in notes

@@ -51,6 +51,10 @@ SCHEMA_CASES = {
     "override with a free-text date": (_override(review_by="next spring"), "review_by"),
     "override without owner or ticket": (_override(owner=None), "owner"),
     "override host with a path": (_override(host="example.jp/shop"), "host"),
+    "quarantine ratio as a percentage": (
+        {**BOOTSTRAP, "prometheusRule": {"enabled": True, "quarantineRatio": 5}}, "quarantineRatio"),
+    "lag window not a duration": ({**BOOTSTRAP, "prometheusRule": {"lagFor": "a while"}}, "lagFor"),
+    "misspelled dashboard key": ({**BOOTSTRAP, "grafanaDashboard": {"enable": True}}, "enable"),
 }
 
 TEMPLATE_CASES = {

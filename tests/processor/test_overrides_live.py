@@ -112,3 +112,27 @@ def test_an_override_whose_problem_was_fixed_is_reported_no_longer_needed(
     out = capsys.readouterr().out
     assert "windows-1252/http-header" in out
     assert "12 record(s) of static.cdn.example.com: 12 would change without overrides" in out
+
+
+def test_a_refused_file_reverted_byte_for_byte_is_valid_again(settings_for, running_app, tmp_path, helpers):
+    # A git revert or a helm rollback puts back exactly the content in force: nothing to reload, but the
+    # refusal is over, and crawl_decoder_overrides_config_valid (and its alert) must say so.
+    overrides = tmp_path / "overrides.yaml"
+    overrides.write_text(OVERRIDE)
+    app = running_app(settings_for(overrides_path=str(overrides)))
+    helpers.wait_for(app.processor.assigned.is_set, "partition assignment", timeout=60)
+
+    def valid() -> str:
+        return next(
+            line for line in app.metrics.render()[0].decode().splitlines()
+            if line.startswith("crawl_decoder_overrides_config_valid ")
+        ).split()[1]
+
+    assert valid() == "1.0"
+    replace_file(overrides, INVALID)
+    helpers.wait_for(lambda: valid() == "0.0", "config_valid 0 on the refused file", timeout=30, every=0.05)
+    replace_file(overrides, OVERRIDE)
+    helpers.wait_for(lambda: valid() == "1.0", "config_valid 1 once reverted", timeout=30, every=0.05)
+    metrics = app.metrics.render()[0].decode()
+    assert 'crawl_decoder_overrides_reloads_total{result="applied"} 0.0' in metrics, "a revert is not a reload"
+    assert len(app.overrides.current) == 1

@@ -1,0 +1,348 @@
+"""The chart's PrometheusRule and Grafana dashboard (values-all-on.yaml switches both on).
+
+- every expression parses and every rule is well formed: ``promtool check rules``, Prometheus's own
+  parser and linter (tests/deploy/ensure_promtool.py builds it from the Go module proxy once);
+- each alert fires on the series that should fire it, and not on look-alikes (``promtool test rules``);
+- every metric an expression names is on ``/metrics`` of a processor that ran (a real broker, the
+  bundled samples: clean, quarantined, skipped and override-decoded records), found by walking each
+  expression's syntax tree (promql-parser, a port of Prometheus's parser);
+- every selector is scoped to the release (namespace and job), so two releases never mix.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import promql_parser
+import pytest
+import yaml
+from prometheus_client.parser import text_string_to_metric_families
+
+from deploy_support import REPO_ROOT, RELEASE, of_kind, only
+from ensure_promtool import PromtoolUnavailable, find_or_build_promtool
+
+NAMESPACE = "crawl"  # what the render fixture passes to helm template
+JOB = f"{RELEASE}-crawl-decoder"
+#: Grafana's variables, as the dashboard's queries use them, and a value each for checking them.
+GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$namespace": NAMESPACE, "$job": JOB}
+#: Series Prometheus makes itself for every target; the only names not from the processor.
+SYNTHETIC = {"up"}
+ALERTS = {
+    "CrawlDecoderLagGrowing", "CrawlDecoderQuarantineRateHigh", "CrawlDecoderOverridesConfigInvalid",
+    "CrawlDecoderOverridesOverdue", "CrawlDecoderTransactionsAborted", "CrawlDecoderNotReady",
+    "CrawlDecoderRestarting",
+}
+
+
+@pytest.fixture(scope="session")
+def promtool() -> Path:
+    try:
+        return find_or_build_promtool()
+    except PromtoolUnavailable as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def rules(all_on_manifests) -> dict[str, Any]:
+    """The PrometheusRule's spec: a Prometheus rule file."""
+    return only(all_on_manifests, "PrometheusRule")["spec"]
+
+
+@pytest.fixture(scope="session")
+def dashboard(all_on_manifests) -> dict[str, Any]:
+    [configmap] = [m for m in of_kind(all_on_manifests, "ConfigMap") if m["metadata"]["name"].endswith("-dashboard")]
+    return json.loads(configmap["data"]["crawl-decoder.json"])
+
+
+def dashboard_queries(dashboard: dict[str, Any]) -> list[tuple[str, str]]:
+    """(where, PromQL) of every panel target and every variable's label_values() selector, variables filled."""
+    found = [(f"panel {p['title']!r} {t['refId']}", t["expr"]) for p in dashboard["panels"] for t in p["targets"]]
+    for variable in dashboard["templating"]["list"]:
+        if variable["type"] == "query":
+            query = variable["query"]["query"]
+            assert query.startswith("label_values(") and query.endswith(")")
+            selector = query.removeprefix("label_values(").rsplit(",", 1)[0]
+            found.append((f"variable {variable['name']}", selector))
+    out = []
+    for where, expr in found:
+        for variable, example in GRAFANA_VARIABLES.items():
+            expr = expr.replace(variable, example)
+        assert "$" not in expr, f"{where}: a variable the test does not know: {expr}"
+        out.append((where, expr))
+    return out
+
+
+def rule_queries(rules: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(rule["alert"], rule["expr"]) for group in rules["groups"] for rule in group["rules"]]
+
+
+def selectors(expr: str) -> list[promql_parser.VectorSelector]:
+    found: list[promql_parser.VectorSelector] = []
+
+    def visit(node) -> None:
+        if isinstance(node, promql_parser.VectorSelector):
+            found.append(node)
+
+    promql_parser.walk(promql_parser.parse(expr), pre_visit=visit)
+    return found
+
+
+def metric_names(queries: list[tuple[str, str]]) -> dict[str, str]:
+    """metric name -> the first place that names it."""
+    names: dict[str, str] = {}
+    for where, expr in queries:
+        for selector in selectors(expr):
+            assert selector.name, f"{where}: a selector without a metric name: {expr}"
+            names.setdefault(selector.name, where)
+    return names
+
+
+def run_promtool(promtool: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(promtool), *args], capture_output=True, text=True, timeout=120)
+
+
+# -- parsing and checking --------------------------------------------------------------------------
+
+
+def test_default_values_render_neither(default_manifests):
+    assert not of_kind(default_manifests, "PrometheusRule")
+    assert not [m for m in default_manifests if m["metadata"]["name"].endswith("-dashboard")]
+
+
+def test_the_rules_pass_promtool_check(promtool, rules, tmp_path):
+    path = tmp_path / "rules.yaml"
+    path.write_text(yaml.safe_dump(rules))
+    result = run_promtool(promtool, "check", "rules", "--lint=all", "--lint-fatal", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"SUCCESS: {len(ALERTS)} rules found" in result.stdout
+    assert {alert for alert, _ in rule_queries(rules)} == ALERTS
+
+
+def test_every_dashboard_query_passes_promtool_check(promtool, dashboard, tmp_path):
+    # promtool checks expressions inside rule files: each query becomes a recording rule.
+    queries = dashboard_queries(dashboard)
+    recording = [{"record": f"crawl_decoder_dashboard:query_{i}", "expr": expr} for i, (_, expr) in enumerate(queries)]
+    path = tmp_path / "dashboard-queries.yaml"
+    path.write_text(yaml.safe_dump({"groups": [{"name": "dashboard", "rules": recording}]}))
+    result = run_promtool(promtool, "check", "rules", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"SUCCESS: {len(queries)} rules found" in result.stdout
+
+
+def test_the_dashboard_has_the_panels_operators_look_for(dashboard):
+    titles = {panel["title"] for panel in dashboard["panels"]}
+    assert {
+        "Throughput (records/s)", "Throughput (bytes/s)", "Consumer lag by partition", "End-to-end latency",
+        "Quarantine by reason", "Encoding mix", "Override hits", "Skipped, not text, by media family",
+    } <= titles
+    assert len({panel["id"] for panel in dashboard["panels"]}) == len(dashboard["panels"])
+
+
+def test_every_selector_is_scoped_to_the_release(rules, dashboard):
+    for where, expr in rule_queries(rules) + dashboard_queries(dashboard):
+        for selector in selectors(expr):
+            if where.startswith("variable namespace"):
+                continue  # lists the namespaces to choose from
+            matchers = {(m.name, m.value) for m in selector.matchers.matchers}
+            assert ("namespace", NAMESPACE) in matchers, f"{where}: {selector.name} not scoped by namespace"
+            if not where.startswith("variable job"):
+                assert ("job", JOB) in matchers, f"{where}: {selector.name} not scoped by job"
+
+
+# -- the alerts fire when they should --------------------------------------------------------------
+
+
+def series(name: str, values: str, **labels: str) -> dict[str, str]:
+    label_text = ", ".join(f'{k}="{v}"' for k, v in {"namespace": NAMESPACE, "job": JOB, **labels}.items())
+    return {"series": f"{name}{{{label_text}}}", "values": values}
+
+
+def alert(name: str, at: str, *expected: dict[str, str]) -> dict[str, Any]:
+    """One alert_rule_test: *name* firing at *at* with exactly the *expected* label sets (none: silent)."""
+    common = {"severity": "", "team": "crawl"}  # alertLabels of values-all-on.yaml
+    return {
+        "eval_time": at,
+        "alertname": name,
+        "exp_alerts": [{"exp_labels": {**common, **labels}} for labels in expected],
+    }
+
+
+# Input series, one test group per alert; values are per minute ("a+bxN": N more steps of +b).
+UNIT_TESTS = [
+    {
+        # Two pods report the same group lag (each reports the whole group). crawl.raw: 2 partitions
+        # growing from 30000 each, above values-all-on's 50000 in all, fires. crawl.slow: 2 partitions
+        # from 10000 each, 38000 in all at 30m, stays silent, though a sum over the two pods (76000)
+        # would be above. crawl.flat: above the threshold but not growing, silent.
+        "input_series": [
+            series("crawl_decoder_consumer_lag", f"{start}+300x40", pod=pod, topic=topic, partition=p)
+            for topic, start in (("crawl.raw", 30000), ("crawl.slow", 10000))
+            for pod in ("a", "b") for p in ("0", "1")
+        ] + [
+            series("crawl_decoder_consumer_lag", "60000x40", pod="a", topic="crawl.flat", partition="0"),
+        ],
+        "alert_rule_test": [
+            alert("CrawlDecoderLagGrowing", "10m"),  # growing for less than lagFor (15m)
+            alert("CrawlDecoderLagGrowing", "30m", {"severity": "warning", "namespace": NAMESPACE, "topic": "crawl.raw"}),
+        ],
+    },
+    {
+        # 100 records/s written; 20/s quarantined as lossy (20%, above 10%), 1/s as too-large (1%).
+        "input_series": [
+            series("crawl_decoder_records_total", "0+6000x40", pod="a", destination="clean", source="bom", encoding="UTF-8"),
+            series("crawl_decoder_quarantined_total", "0+1200x40", pod="a", reason="lossy"),
+            series("crawl_decoder_quarantined_total", "0+60x40", pod="a", reason="too-large"),
+        ],
+        "alert_rule_test": [
+            alert("CrawlDecoderQuarantineRateHigh", "10m"),  # not yet for 15 minutes
+            alert("CrawlDecoderQuarantineRateHigh", "35m", {"severity": "warning", "namespace": NAMESPACE, "reason": "lossy"}),
+        ],
+    },
+    {
+        # Pod a refuses a bad file; pod b had one refused and reverted (back to 1).
+        "input_series": [
+            series("crawl_decoder_overrides_config_valid", "1 1 0x20", pod="a"),
+            series("crawl_decoder_overrides_config_valid", "1 0 0 0 1x20", pod="b"),
+        ],
+        "alert_rule_test": [
+            alert("CrawlDecoderOverridesConfigInvalid", "15m", {"severity": "warning", "namespace": NAMESPACE, "job": JOB, "pod": "a"}),
+        ],
+    },
+    {
+        "input_series": [series("crawl_decoder_overrides_overdue", "0 2x120", pod="a")],
+        "alert_rule_test": [
+            alert("CrawlDecoderOverridesOverdue", "30m"),
+            alert("CrawlDecoderOverridesOverdue", "90m", {"severity": "info", "namespace": NAMESPACE}),
+        ],
+    },
+    {
+        # 10 commits and 2 aborts a minute: 1/6 aborted, above 5%; then none aborted.
+        "input_series": [
+            series("crawl_decoder_transactions_total", "0+10x60", pod="a", result="committed"),
+            series("crawl_decoder_transactions_total", "0+2x25 50x35", pod="a", result="aborted"),
+            series("crawl_decoder_transactions_total", "0x60", pod="a", result="retried"),
+        ],
+        "alert_rule_test": [
+            alert("CrawlDecoderTransactionsAborted", "22m", {"severity": "warning", "namespace": NAMESPACE}),
+            alert("CrawlDecoderTransactionsAborted", "55m"),
+        ],
+    },
+    {
+        # Pod a scraped but not ready; pod b not scraped at all; pod c ready.
+        "input_series": [
+            series("crawl_decoder_ready", "0x30", pod="a"),
+            series("up", "1x30", pod="a"),
+            series("up", "0x30", pod="b"),
+            series("crawl_decoder_ready", "1x30", pod="c"),
+            series("up", "1x30", pod="c"),
+        ],
+        "alert_rule_test": [
+            alert("CrawlDecoderNotReady", "5m"),  # notReadyFor: 10m
+            alert(
+                "CrawlDecoderNotReady", "15m",
+                # An alert's labels are its series' without the metric name.
+                {"severity": "critical", "namespace": NAMESPACE, "job": JOB, "pod": "a"},
+                {"severity": "critical", "namespace": NAMESPACE, "job": JOB, "pod": "b"},
+            ),
+        ],
+    },
+    {
+        # Pod a restarted three times within the hour, pod b once.
+        "input_series": [
+            series("crawl_decoder_start_time_seconds", "100x10 700x10 1300x10 1900x10", pod="a"),
+            series("crawl_decoder_start_time_seconds", "100x20 1300x20", pod="b"),
+        ],
+        "alert_rule_test": [
+            alert("CrawlDecoderRestarting", "25m"),
+            alert("CrawlDecoderRestarting", "35m", {"severity": "warning", "namespace": NAMESPACE, "job": JOB, "pod": "a"}),
+        ],
+    },
+]
+
+
+def test_each_alert_fires_on_what_it_is_for_and_not_on_look_alikes(promtool, rules, tmp_path):
+    # Annotations are checked by `promtool check rules` above (their templates must parse); here
+    # only when and for which labels each alert fires, so the unit tests compare labels only.
+    rules = copy.deepcopy(rules)
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            rule.pop("annotations", None)
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump(rules))
+    severity = {rule["alert"]: rule["labels"]["severity"] for g in rules["groups"] for rule in g["rules"]}
+    for group in UNIT_TESTS:
+        for test in group["alert_rule_test"]:
+            for expected in test["exp_alerts"]:
+                assert expected["exp_labels"]["severity"] == severity[test["alertname"]]
+    assert {t["alertname"] for g in UNIT_TESTS for t in g["alert_rule_test"]} == ALERTS
+    tests = {"rule_files": ["rules.yaml"], "evaluation_interval": "1m",
+             "tests": [{"interval": "1m", **group} for group in UNIT_TESTS]}
+    (tmp_path / "tests.yaml").write_text(yaml.safe_dump(tests))
+    result = subprocess.run(
+        [str(promtool), "test", "rules", "tests.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- every metric they name exists -----------------------------------------------------------------
+
+
+@pytest.fixture
+def topics(topic_factory) -> dict[str, str]:
+    return {"landing": topic_factory(partitions=2), "clean": topic_factory(partitions=2), "quarantine": topic_factory()}
+
+
+def test_every_metric_named_is_on_the_metrics_of_a_running_processor(
+    rules, dashboard, settings_for, topics, kafka_connection, store
+):
+    from consumer.app import App
+    from consumer.demo import produce_inputs
+
+    settings = settings_for(overrides_path=str(REPO_ROOT / "config" / "overrides.yaml"), max_body_bytes=1024 * 1024)
+    # The demo's records: pages in many encodings (some under an override), lossy and poison ones,
+    # a compression bomb, an oversize body, an image and a PDF (skipped as not text).
+    keys = produce_inputs(kafka_connection, settings.landing_topic, store)
+    app = App(settings, kafka_connection)
+    app.lag.interval_s = 0.5
+    thread = threading.Thread(target=app.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            text = _scrape(app)
+            done = _sum(text, "crawl_decoder_records_total") + _sum(text, "crawl_decoder_skipped_total")
+            if done >= len(keys) and _sum(text, "crawl_decoder_consumer_lag") == 0 and "crawl_decoder_consumer_lag{" in text:
+                break
+            assert time.monotonic() < deadline, f"{done} of {len(keys)} records counted, or no lag reading"
+            time.sleep(0.2)  # polling a real condition, bounded by the deadline
+    finally:
+        app.stop()
+        thread.join(60)
+    assert not thread.is_alive()
+    exposed = {sample.name for family in text_string_to_metric_families(text) for sample in family.samples}
+    named = metric_names(rule_queries(rules) + dashboard_queries(dashboard))
+    missing = {name: where for name, where in named.items() if name not in exposed and name not in SYNTHETIC}
+    assert not missing, f"named but not on /metrics: {missing}"
+    assert {"crawl_decoder_override_hits_total", "crawl_decoder_skipped_total", "crawl_decoder_quarantined_total"} <= set(named)
+
+
+def _scrape(app) -> str:
+    if not app.http.port:  # not serving yet
+        return ""
+    with urllib.request.urlopen(f"http://127.0.0.1:{app.http.port}/metrics", timeout=10) as response:
+        return response.read().decode()
+
+
+def _sum(text: str, name: str) -> float:
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name
+    )
