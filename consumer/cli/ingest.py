@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 
+from ..exceptions import ConfigError
 from ..ingest import Ingester, IngestOptions, format_tally
 from ..ingest.progress import Progress
 from ..kafka import MAX_BODY_BYTES
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
     if args.files.count("-") > 1:
-        raise SystemExit("crawl-decoder ingest: standard input (-) can be given once")
+        raise ConfigError("standard input (-) can be given once")
     topic = args.topic or settings.landing_topic
     options = IngestOptions(
         landing_topic=topic,

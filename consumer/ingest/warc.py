@@ -75,21 +75,28 @@ def read_entries(source: Source, start: int, block_limit: int) -> Iterator[Entry
     while offset is not None:
         source.seek(offset)
         iterator = ArchiveIterator(source.stream, no_record_parse=True)
+        # Where the record being read starts: the previous one's end.  warcio's own offset is not used for
+        # it: after a damaged gzip member it can point anywhere, even before the start of the input.
+        expected = offset
         try:
             for record in iterator:
-                yield _entry(record, iterator, block_limit)
-            return
+                entry = _entry(record, iterator, expected, block_limit)
+                expected = entry.end
+                yield entry
+            if _only_blank_after(source, expected):
+                return
+            # warcio ended early without a word (a damaged gzip header can swallow the rest as one empty member).
+            raise ArchiveLoadFailed("no record could be read here")
         except _UNREADABLE as exc:
             message = str(exc).strip() or type(exc).__name__
-            if _WHOLE_FILE_GZIP in message:
+            if _WHOLE_FILE_GZIP in message or _one_gzip_stream(source, expected):
                 raise SourceError(
                     f"{source.name} is gzip-compressed as one stream, not per record: recompress it with "
                     f"`warcio recompress {source.name} OUT.warc.gz`"
                 ) from exc
-            bad = iterator.offset
-            offset = _next_record_start(source, bad)
+            offset = _next_record_start(source, expected)
             end = offset if offset is not None else _end_of(source)
-            yield Entry(MALFORMED, bad, end, problem=_first_line(message))
+            yield Entry(MALFORMED, expected, end, problem=_first_line(message))
             iterator.close()
 
 
@@ -103,7 +110,7 @@ def warc_fields(block: bytes) -> dict[str, str]:
     return out
 
 
-def _entry(record, iterator: ArchiveIterator, block_limit: int) -> Entry:
+def _entry(record, iterator: ArchiveIterator, start: int, block_limit: int) -> Entry:
     if record.format == "arc":
         fields = _arc_fields(dict(record.rec_headers.headers))
         kind = WARCINFO if record.rec_type == "arc_header" else _kind(RESPONSE, fields)
@@ -114,8 +121,9 @@ def _entry(record, iterator: ArchiveIterator, block_limit: int) -> Entry:
     if kind in (RESPONSE, WARCINFO):
         block = record.raw_stream.read(block_limit)
         cut = bool(record.raw_stream.read(1))
-    start = iterator.offset
     iterator.read_to_end()  # the rest of the record: now iterator.offset is where the next one starts
+    if iterator.offset <= start:
+        raise ArchiveLoadFailed(f"record ends at offset {iterator.offset}, before it starts: its gzip member is broken")
     return Entry(kind, start, iterator.offset, fields, record.format, block, cut)
 
 
@@ -189,6 +197,32 @@ def _plausible(source: Source, offset: int) -> bool:
         except zlib.error:
             return False
     return bool(_RECORD_START.match(b"\n" + head))
+
+
+def _one_gzip_stream(source: Source, start: int) -> bool:
+    """Whether the gzip member at *start* holds more than one record: a file gzipped whole, not per record.
+
+    warcio says so itself at the second record, unless its offsets went wrong first (they do: it subtracts
+    the decompressed bytes it holds from the compressed position).
+    """
+    source.seek_at_or_after(start)
+    compressed = source.stream.read(_SCAN_BYTES)
+    if not compressed.startswith(_GZIP_MEMBER):
+        return False
+    try:
+        inflated = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(compressed, 4 * _SCAN_BYTES)
+    except zlib.error:
+        return False
+    return _RECORD_START.match(b"\n" + inflated) is not None and _RECORD_START.search(inflated, 1) is not None
+
+
+def _only_blank_after(source: Source, position: int) -> bool:
+    """Whether nothing but line ends and spaces follow *position* (what some writers leave after the last record)."""
+    source.seek_at_or_after(position)
+    while chunk := source.stream.read(_SCAN_BYTES):
+        if chunk.strip():
+            return False
+    return True
 
 
 def _end_of(source: Source) -> int:
