@@ -20,7 +20,7 @@ from .decoding import prescan
 from .decoding.codecs import multibyte as multibyte_codecs
 from .decoding.codecs import utf8 as utf8_codec
 from .decoding.codecs import utf16 as utf16_codec
-from .kafka.clients import MESSAGE_LIMIT_BYTES, make_admin, make_consumer, make_producer
+from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .observability.health import Heartbeat, HealthServer
 from .observability.host_alarms import HostAlarms, alarms_route
@@ -102,7 +102,9 @@ class App:
         )
         # The group's lag from the broker's offsets: the consumer's own statistic misses offsets
         # committed through the producer's transaction (consumer/observability/lag.py).
-        self.lag = LagMonitor(lambda: make_admin(connection), settings.group_id, settings.landing_topic, self.metrics)
+        self.lag = LagMonitor(
+            lambda: make_consumer(connection, settings.group_id), settings.group_id, settings.landing_topic, self.metrics
+        )
 
     # -- lifecycle -----------------------------------------------------------
 

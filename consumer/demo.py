@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import sys
 import threading
 import time
 import uuid
@@ -110,7 +111,10 @@ class _DemoApp(App):
 
 
 def run_demo(*, show_logs: bool = False) -> list[Row]:
-    configure_logging("warning" if not show_logs else "info", json=False)
+    # Logs go to stderr and, unless asked for, only errors: the table on stdout is the demo's output.
+    # A normal run has warnings that are no news (a fresh broker's group coordinator still loading:
+    # librdkafka "retrying"); --logs shows them and the processor's own account.
+    configure_logging("info" if show_logs else "error", json=False, stream=sys.stderr)
     bootstrap, broker = _bootstrap()
     try:
         return _demo(KafkaConnection(bootstrap_servers=bootstrap))
@@ -123,7 +127,7 @@ def _bootstrap():
     external = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
     if external:
         return external, None
-    print("starting a local Kafka broker (the first run downloads its jars from Maven Central)...", flush=True)
+    print("starting a local Kafka broker (the first run downloads its jars from Maven Central)...", file=sys.stderr, flush=True)
     return start_dev_broker()
 
 

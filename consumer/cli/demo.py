@@ -16,7 +16,9 @@ def register(subparsers) -> None:
         "bomb, an oversize body, an image and a PDF, which are not text), run the processor, and print page, "
         "encoding, source and destination.",
     )
-    parser.add_argument("--logs", action="store_true", help="show the processor's logs")
+    parser.add_argument(
+        "--logs", action="store_true", help="show the processor's and the Kafka clients' logs (info and above) on stderr"
+    )
     parser.set_defaults(func=run)
 
 

@@ -5,13 +5,15 @@ consumer itself committed.  In exactly-once mode the consumer commits nothing:
 its offsets go into the producer's transaction (``send_offsets_to_transaction``,
 docs/kafka.md), so that statistic never appears for a new group and stays frozen
 at the lag seen at assignment after a restart.  ``LagMonitor`` asks the cluster
-instead, every *interval_s*, with an admin client of its own:
+instead, every *interval_s*, with a read_committed consumer of its own that
+carries the group's id but never subscribes (so it never joins the group):
 
-- the group's committed offsets (OffsetFetch, without ``require_stable``: the
-  offsets of committed transactions, never those of one still open);
-- each partition's last stable offset, the end a ``read_committed`` consumer
-  reads up to (ListOffsets ``latest`` with isolation level read_committed), and
-  its log start offset (``earliest``);
+- the group's committed offsets (``committed()``: OffsetFetch to the group
+  coordinator; read_committed asks for stable offsets, those of committed
+  transactions);
+- each partition's last stable offset, the end a read_committed consumer reads
+  up to, and its log start offset (``get_watermark_offsets``: ListOffsets with
+  the client's isolation level);
 
 and sets ``crawl_decoder_consumer_lag{topic, partition}`` to
 ``last_stable - max(committed, log_start)``.  A partition the group never
@@ -20,6 +22,12 @@ offset below the log start points at records retention already deleted, which
 the consumer would skip.  The same in both processing modes, for every
 partition of the topic: each instance reports the whole group's lag, so
 aggregate with ``max by (topic, partition)``, never ``sum`` over instances.
+
+Not the admin client's ``list_consumer_group_offsets``: librdkafka (up to 2.x
+at least) dereferences a null consumer group when an admin client's OffsetFetch
+meets NOT_COORDINATOR, which a new group or a coordinator still loading answers,
+and the process dies of SIGSEGV (librdkafka issue #5040, confluent-kafka-python
+issue #1982).  A consumer has a group handle and retries.
 
 A reading that fails (the broker away, the topic missing) drops the lag series
 and counts ``crawl_decoder_consumer_lag_refresh_failures_total``: a frozen old
@@ -34,8 +42,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from confluent_kafka import ConsumerGroupTopicPartitions, IsolationLevel, KafkaError, KafkaException, TopicPartition
-from confluent_kafka.admin import OffsetSpec
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from .exceptions import ObservabilityConfigError
 from .logging import get_logger
@@ -43,7 +50,7 @@ from .metrics import Metrics
 
 #: How often the lag is read; a Prometheus scrape interval is typically 15-60 s.
 DEFAULT_INTERVAL_S = 15.0
-#: Bound on each admin request of one reading, retries of transient errors included.
+#: Bound on each request of one reading, retries of transient errors included.
 DEFAULT_TIMEOUT_S = 10.0
 #: Pause between two tries of a request that failed with a transient error.
 RETRY_BACKOFF_S = 0.2
@@ -60,14 +67,15 @@ class LagUnavailable(Exception):
 class LagMonitor:
     """Reads the lag of *group_id* on *topic* in a daemon thread and sets it in *metrics*.
 
-    *admin_factory* makes the ``confluent_kafka.admin.AdminClient`` it uses;
-    it is called when the thread starts (constructors stay offline).  ``read()``
-    is one reading, for tests and for callers that want a number now.
+    *consumer_factory* makes the ``confluent_kafka.Consumer`` it uses: group
+    *group_id*, isolation level read_committed, never subscribed.  It is called
+    at the first reading (constructors stay offline).  ``read()`` is one
+    reading, for tests and for callers that want a number now.
     """
 
     def __init__(
         self,
-        admin_factory: Callable[[], Any],
+        consumer_factory: Callable[[], Any],
         group_id: str,
         topic: str,
         metrics: Metrics,
@@ -77,8 +85,8 @@ class LagMonitor:
     ) -> None:
         if interval_s <= 0 or timeout_s <= 0:
             raise ObservabilityConfigError(f"lag interval ({interval_s}) and timeout ({timeout_s}) must be positive")
-        self._admin_factory = admin_factory
-        self._admin: Any = None
+        self._consumer_factory = consumer_factory
+        self._consumer: Any = None
         self.group_id = group_id
         self.topic = topic
         self._metrics = metrics
@@ -99,11 +107,15 @@ class LagMonitor:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop the thread (within one request's timeout) and drop the lag series; safe to call twice."""
+        """Stop the thread (within a reading's timeouts), close the consumer, drop the lag series; safe to
+        call twice."""
         self._stop.set()
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(self._timeout_s * 3 + 5)
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None and (thread is None or not thread.is_alive()):
+            consumer.close()  # it never joined the group: nothing to leave
         self._metrics.set_consumer_lags({})
 
     def _run(self) -> None:
@@ -131,24 +143,23 @@ class LagMonitor:
 
     def read(self) -> dict[int, int]:
         """The group's lag per partition of the topic; raises ``LagUnavailable``."""
-        admin = self._client()
+        consumer = self._client()
         try:
-            partitions = self._partitions(admin)
-            committed = self._committed(admin, partitions)
-            ends = self._offsets(admin, partitions, OffsetSpec.latest())
-            starts = self._offsets(admin, partitions, OffsetSpec.earliest())
+            partitions = self._partitions(consumer)
+            committed = self._committed(consumer, partitions)
+            ends = {p: self._watermarks(consumer, p) for p in partitions}
         finally:
-            admin.poll(0)  # serves the client's log lines (they wait for a poll, see client_logs)
-        return {p: lag_of(committed.get(p), starts[p], ends[p]) for p in partitions}
+            consumer.poll(0)  # serves the client's log lines (they wait for a poll, see client_logs)
+        return {p: lag_of(committed.get(p), ends[p][0], ends[p][1]) for p in partitions}
 
     def _client(self) -> Any:
-        if self._admin is None:
-            self._admin = self._admin_factory()
-        return self._admin
+        if self._consumer is None:
+            self._consumer = self._consumer_factory()
+        return self._consumer
 
-    def _partitions(self, admin: Any) -> list[int]:
+    def _partitions(self, consumer: Any) -> list[int]:
         try:
-            metadata = admin.list_topics(self.topic, timeout=self._timeout_s)
+            metadata = consumer.list_topics(self.topic, timeout=self._timeout_s)
         except KafkaException as exc:
             raise LagUnavailable(f"cannot read the metadata of {self.topic!r}: {_text(exc)}") from exc
         topic = metadata.topics.get(self.topic)
@@ -157,33 +168,25 @@ class LagMonitor:
             raise LagUnavailable(f"topic {self.topic!r}: {reason}")
         return sorted(topic.partitions)
 
-    def _committed(self, admin: Any, partitions: list[int]) -> dict[int, int]:
-        request = ConsumerGroupTopicPartitions(self.group_id, [TopicPartition(self.topic, p) for p in partitions])
-
-        def fetch() -> Any:
-            futures = admin.list_consumer_group_offsets([request], request_timeout=self._timeout_s)
-            return futures[self.group_id].result(timeout=self._timeout_s * 2)
-
+    def _committed(self, consumer: Any, partitions: list[int]) -> dict[int, int]:
+        wanted = [TopicPartition(self.topic, p) for p in partitions]
         try:
-            result = self._retrying(fetch)
-        except (KafkaException, TimeoutError) as exc:
+            found = self._retrying(lambda: consumer.committed(wanted, timeout=self._timeout_s))
+        except KafkaException as exc:
             raise LagUnavailable(f"cannot read the committed offsets of group {self.group_id!r}: {_text(exc)}") from exc
         # A partition without a committed offset reads OFFSET_INVALID (-1001): left out.
-        return {tp.partition: tp.offset for tp in result.topic_partitions if tp.offset >= 0}
+        return {tp.partition: tp.offset for tp in found if tp.error is None and tp.offset >= 0}
 
-    def _offsets(self, admin: Any, partitions: list[int], spec: OffsetSpec) -> dict[int, int]:
-        def fetch() -> dict[int, int]:
-            futures = admin.list_offsets(
-                {TopicPartition(self.topic, p): spec for p in partitions},
-                isolation_level=IsolationLevel.READ_COMMITTED,
-                request_timeout=self._timeout_s,
-            )
-            return {tp.partition: future.result(timeout=self._timeout_s * 2).offset for tp, future in futures.items()}
-
+    def _watermarks(self, consumer: Any, partition: int) -> tuple[int, int]:
+        """(log start, last stable offset) of one partition."""
+        tp = TopicPartition(self.topic, partition)
         try:
-            return self._retrying(fetch)
-        except (KafkaException, TimeoutError) as exc:
-            raise LagUnavailable(f"cannot list the offsets of {self.topic!r}: {_text(exc)}") from exc
+            found = self._retrying(lambda: consumer.get_watermark_offsets(tp, timeout=self._timeout_s, cached=False))
+        except KafkaException as exc:
+            raise LagUnavailable(f"cannot read the offsets of {self.topic}[{partition}]: {_text(exc)}") from exc
+        if found is None:
+            raise LagUnavailable(f"no offsets for {self.topic}[{partition}] within {self._timeout_s:g} s")
+        return found
 
     def _retrying(self, fetch: Callable[[], _T]) -> _T:
         """*fetch*, again while it fails with an error a retry can cure (a group coordinator still

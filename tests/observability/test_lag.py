@@ -7,7 +7,7 @@ import pytest
 from confluent_kafka import TopicPartition
 
 from consumer.app import App
-from consumer.kafka import KafkaConnection, make_admin, make_consumer, make_producer
+from consumer.kafka import KafkaConnection, make_consumer, make_producer
 from consumer.observability.lag import LagMonitor, lag_of
 
 from .scrape import samples, scrape, value, wait_for
@@ -23,7 +23,7 @@ def lag_series(found: dict, topic: str) -> dict[int, float]:
 
 
 def monitor(connection: KafkaConnection, group: str, topic: str, metrics, **kwargs) -> LagMonitor:
-    return LagMonitor(lambda: make_admin(connection), group, topic, metrics, **kwargs)
+    return LagMonitor(lambda: make_consumer(connection, group), group, topic, metrics, **kwargs)
 
 
 @pytest.mark.parametrize(
