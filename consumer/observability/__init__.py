@@ -7,6 +7,8 @@ happened and these modules make it visible:
 - ``metrics``: ``Metrics``, one private registry of ``crawl_decoder_*`` series.
 - ``health``: ``HealthServer`` (/metrics, /healthz, /readyz) and ``Heartbeat``.
 - ``host_alarms``: ``HostAlarms``, lossy-host alarms in bounded memory (Space-Saving).
+- ``lag``: ``LagMonitor``, the group's lag from the broker's committed and stable offsets.
+- ``client_logs``: ``ClientLogs``, librdkafka's log lines and errors as structlog events.
 """
 
 from .health import HealthServer, Heartbeat
