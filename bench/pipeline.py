@@ -2,14 +2,12 @@
 
     .venv/bin/python bench/pipeline.py [--records 20000] [--kb 30] [--big 4] [--batch-size 500] [--rounds 3]
 
-Both contenders run as child processes built from the same factories
-(``consumer.kafka.make_consumer`` / ``make_producer``), the same batch size and
-the same delivery policy (``consumer.processor.delivery``: one transaction per
-batch in exactly-once, produce-flush-commit in at-least-once; each batch's
-commit in a helper thread while the next batches are read and made, commits
-back to back) and the same loop around it (write each batch, settle when
-nothing is read).  The pass-through copies each landing record unchanged to one
-output topic; the processor is ``crawl-decoder run``.
+Both contenders run as child processes through the same batch engine
+(``consumer.engine``: the same factories, batch size and delivery policy, one
+transaction per batch in exactly-once, produce-flush-commit in at-least-once,
+each batch committed by the writer thread while the next ones are read and
+made, commits back to back).  The pass-through's decision copies each landing
+record unchanged to one output topic; the processor is ``crawl-decoder run``.
 
 Per contender and mode:
 - throughput: the landing topic is filled first, then the contender starts;
@@ -161,38 +159,27 @@ def produce(connection: KafkaConnection, topic: str, items, *, rate: float | Non
 
 
 def passthrough_main(args: argparse.Namespace) -> int:
-    """Copy landing -> output with the processor's factories, batch size and delivery policy."""
-    from consumer.processor.delivery import AtLeastOnce, BatchAborted, ExactlyOnce, Output
+    """Copy landing -> output through the processor's engine, factories, batch size and delivery policy."""
+    from consumer.engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decision, ExactlyOnce, Output
 
     connection = KafkaConnection.from_env()
-    consumer = make_consumer(connection, args.group)
-    if args.mode == "exactly-once":
-        delivery = ExactlyOnce(make_producer(connection, transactional_id=args.txn), timeout=30)
-    else:
-        delivery = AtLeastOnce(make_producer(connection), timeout=30)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    delivery.start()
-    consumer.subscribe(
-        [args.landing], on_revoke=lambda c, p: delivery.revoked(c, p), on_lost=lambda c, p: delivery.lost(c, p)
+
+    def policy():
+        if args.mode == "exactly-once":
+            return ExactlyOnce(make_producer(connection, transactional_id=args.txn), timeout=30)
+        return AtLeastOnce(make_producer(connection), timeout=30)
+
+    engine = BatchEngine(
+        consumer=lambda: make_consumer(connection, args.group),
+        offsets=ConsumerPositions([args.landing]),
+        decide=lambda m: Decision((Output(args.output, m.key(), m.value(), m.headers()),), None),
+        policy=policy,
+        batch_size=args.batch_size,
+        batch_timeout_s=0.2,
+        timeout_s=30,
     )
-    try:
-        while not stop.is_set():
-            # As the processor's loop does: a batch commits while the next one is read and made.
-            messages = [m for m in consumer.consume(args.batch_size, 0.2) if m.error() is None]
-            try:
-                if messages:
-                    delivery.write(consumer, (Output(args.output, m.key(), m.value(), m.headers()) for m in messages))
-                elif delivery.committing:
-                    delivery.settle(consumer)
-            except BatchAborted:
-                continue
-    finally:
-        try:
-            delivery.settle(consumer)
-        finally:
-            consumer.close()
-            delivery.close(30)
+    signal.signal(signal.SIGTERM, lambda *_: engine.stop())
+    engine.run()
     return 0
 
 

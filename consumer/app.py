@@ -30,8 +30,8 @@ from .observability.metrics import Metrics
 from .overrides.reload import OverridesWatcher
 from .overrides.review import active_table, overdue
 from .overrides.shadow import ShadowStats
-from .processor.delivery import AtLeastOnce, ExactlyOnce
-from .processor.loop import Hooks, Processor
+from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
+from .processor.decide import Decider
 from .processor.route import NOT_TEXT, QUARANTINE, SKIP, Routed, Router
 from .serialization.serde import build_serde
 from .settings import ProcessingMode, Settings
@@ -61,36 +61,38 @@ class App:
         self.metrics.overrides_loaded(len(self.overrides.current))
         self._table_day = today()
         self._table = self._active_table()
-        self.processor = Processor(
-            consumer_factory=self._consumer,
-            delivery_factory=self._delivery,
-            deserialize=self.serde.deserialize_raw,
-            serialize_clean=self.serde.serialize_clean,
-            serialize_quarantine=self.serde.serialize_quarantine,
-            router=Router(
-                max_body_bytes=settings.max_body_bytes,
-                replacement_threshold=settings.replacement_threshold,
-                non_text=settings.non_text.value,
+        #: The stream processor: the batch engine over the landing topic, with the processor's decision.
+        self.processor = BatchEngine(
+            consumer=self._consumer,
+            offsets=ConsumerPositions([settings.landing_topic]),
+            decide=Decider(
+                deserialize=self.serde.deserialize_raw,
+                serialize_clean=self.serde.serialize_clean,
+                serialize_quarantine=self.serde.serialize_quarantine,
+                router=Router(
+                    max_body_bytes=settings.max_body_bytes,
+                    replacement_threshold=settings.replacement_threshold,
+                    non_text=settings.non_text.value,
+                ),
+                overrides=lambda: self._table,
+                clean_topic=settings.clean_topic,
+                quarantine_topic=settings.quarantine_topic,
+                message_limit=MESSAGE_LIMIT_BYTES,
             ),
-            overrides=lambda: self._table,
-            landing_topic=settings.landing_topic,
-            clean_topic=settings.clean_topic,
-            quarantine_topic=settings.quarantine_topic,
+            policy=self._policy,
             batch_size=settings.batch_size,
             batch_timeout_s=settings.batch_timeout_ms / 1000,
-            shutdown_timeout_s=settings.shutdown_timeout_s,
-            message_limit=MESSAGE_LIMIT_BYTES,
+            timeout_s=settings.shutdown_timeout_s,
+            on_result=self.metrics.transaction,
             hooks=Hooks(
-                routed=self._routed,
-                batch_done=self._batch_done,
+                committed=self._committed,
                 between_batches=self._between_batches,
                 consumer_error=lambda error: self.log.warning("consumer error", error=error.str()),
                 batch_aborted=lambda reason: self.log.warning("batch aborted, re-reading it", reason=reason),
+                assigned=lambda parts: self.log.info("partitions assigned", partitions=_names(parts)),
+                revoked=lambda parts: self.log.info("partitions revoked", partitions=_names(parts)),
+                lost=lambda parts: self.log.warning("partitions lost", partitions=_names(parts)),
             ),
-            on_assign=lambda parts: self.log.info("partitions assigned", partitions=_names(parts)),
-            on_revoke=lambda parts: self.log.info("partitions revoked", partitions=_names(parts)),
-            # Lost, not handed over: the group went on without this member (a stall past max.poll.interval.ms).
-            on_lost=lambda parts: self.log.warning("partitions lost", partitions=_names(parts)),
         )
         self.http = HealthServer(
             settings.http_port,
@@ -155,16 +157,20 @@ class App:
     def _consumer(self):
         return make_consumer(self.connection, self.settings.group_id)
 
-    def _delivery(self):
+    def _policy(self) -> Policy:
+        """How batches become durable, with a new producer (called again to replace a failed one)."""
         timeout = self.settings.shutdown_timeout_s
         if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
-            def producer():
-                return make_producer(self.connection, transactional_id=self.settings.transactional_id)
-
-            return ExactlyOnce(producer(), timeout=timeout, on_result=self.metrics.transaction, renew=producer)
+            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id)
+            return ExactlyOnce(producer, timeout=timeout, on_result=self.metrics.transaction)
         return AtLeastOnce(make_producer(self.connection), timeout=timeout, on_result=self.metrics.transaction)
 
     # -- hooks -------------------------------------------------------------------
+
+    def _committed(self, decided: Decided, seconds: float) -> None:
+        for message, decision in decided:
+            self._routed(message, decision.note)
+        self._batch_done([message for message, _ in decided], seconds)
 
     def _routed(self, message: Message, routed: Routed) -> None:
         decoded = routed.decoded

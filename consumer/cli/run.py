@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from ..app import App
+from ..engine import EngineFatalError
 from ..kafka.config import KafkaConnection
 from ..observability.logging import configure_logging
-from ..processor.exceptions import ProcessorFatalError
 from ..settings import Settings
 
 
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     app.install_signal_handlers()
     try:
         app.run()
-    except ProcessorFatalError as exc:
+    except EngineFatalError as exc:
         app.log.error("processor stopped on a fatal error", error=str(exc))
         return 1
     return 0

@@ -100,7 +100,7 @@ def make_producer(
         "linger.ms": 5,
         # A successful delivery needs no report: the transaction's commit or the at-least-once
         # flush says the batch is written. Each report takes the GIL in the thread that serves it
-        # (the commit's helper thread), which stalled the loop decoding the next batch.
+        # (the engine's writer thread), which stalled the loop decoding the next batch.
         "delivery.report.only.error": True,
     }
     if transactional_id is not None:

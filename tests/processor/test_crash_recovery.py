@@ -21,8 +21,7 @@ from confluent_kafka import TopicPartition
 from consumer.app import App
 from consumer.devbroker import LocalBroker
 from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
-from consumer.processor.delivery import rewind
-from consumer.processor.exceptions import ProcessorFatalError
+from consumer.engine import ConsumerPositions, EngineFatalError, rewind
 from consumer.settings import Settings
 
 
@@ -141,9 +140,10 @@ def test_rewind_waits_for_the_committed_offsets_through_a_broker_restart(own_bro
     restarting.start()
     try:
         helpers.wait_for(lambda: _refuses_connections(own_broker), "the broker stopped", every=0.05)
-        with pytest.raises(ProcessorFatalError, match="cannot read committed offsets"):
-            rewind(consumer, timeout=0.2, patience=0)  # a JVM cannot be back within 0.2 s
-        rewind(consumer, timeout=1.0, patience=120)
+        positions = ConsumerPositions.of(consumer)
+        with pytest.raises(EngineFatalError, match="cannot read committed offsets"):
+            rewind(consumer, positions, timeout=0.2, patience=0)  # a JVM cannot be back within 0.2 s
+        rewind(consumer, positions, timeout=1.0, patience=120)
     finally:
         restarting.join()
     again = []

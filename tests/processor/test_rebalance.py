@@ -1,9 +1,9 @@
 """Rebalances mid-stream: members joining, leaving and stalling; afterwards every record is in exactly one output.
 
-A batch's commit runs while the next batch is read (``processor.delivery``), so
-rebalance callbacks meet a commit in flight: on revoke and on loss the member
-waits for it, and the partitions' next owner starts right after the batch, or
-at it if the commit failed.
+A batch's commit runs in the engine's writer thread while the next batch is
+read (``consumer.engine``), so rebalance callbacks meet a commit in flight: on
+revoke and on loss the member waits for it, and the partitions' next owner
+starts right after the batch, or at it if the commit failed.
 """
 
 from __future__ import annotations

@@ -1,0 +1,207 @@
+"""The batch engine: consume a batch, decide where each message goes, hand the batch over, repeat.
+
+One loop for the stream processor and for replay.  What differs between them
+is given: ``decide(message) -> Decision`` (where one message goes), an
+``Offsets`` source (where the offsets a batch commits come from, and when the
+run is over) and a policy factory (exactly once, at least once, dry run).
+
+The loop's thread consumes, admits and decides; the writer thread (``writer``)
+owns the producer and commits each batch while the loop decides the next one.
+A failed batch is rewound and read again inside the engine (``BatchAborted``
+is caught in ``_round`` alone); ``run()`` raises only ``EngineFatalError``, or
+what ``decide`` raised.  Between batches the loop calls ``between_batches``
+(the liveness heartbeat, the overrides file); ``stop()`` (SIGTERM) lets the
+current batch finish, every handed batch commit, the consumer leave its group
+and the producer flush, within the timeout.  The design, with the error table:
+docs/batch-engine.md.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
+
+from .batch import Batch, Decision, Output
+from .exceptions import BatchAborted, EngineFatalError
+from .offsets import Offsets
+from .pipeline import Pipeline
+from .policies import Policy
+
+Decided = Sequence[tuple[Message, Decision[Any]]]
+
+
+def _ignore(*_args: object) -> None:
+    pass
+
+
+@dataclass
+class Hooks:
+    """What the engine reports to; every hook is optional and runs in the loop's thread."""
+
+    #: A batch is committed: its messages with their decisions, and the seconds since it was read.
+    committed: Callable[[Decided, float], None] = _ignore
+    between_batches: Callable[[], None] = _ignore
+    consumer_error: Callable[[KafkaError], None] = _ignore
+    batch_aborted: Callable[[str], None] = _ignore
+    assigned: Callable[[list[TopicPartition]], None] = _ignore
+    revoked: Callable[[list[TopicPartition]], None] = _ignore
+    #: Lost, not handed over: the group went on without this member (a stall past max.poll.interval.ms).
+    lost: Callable[[list[TopicPartition]], None] = _ignore
+
+
+class BatchEngine:
+    """Reads batches through *offsets*, writes what *decide* says, commits the offsets with it."""
+
+    def __init__(
+        self,
+        *,
+        consumer: Callable[[], Consumer],
+        offsets: Offsets,
+        decide: Callable[[Message], Decision[Any]],
+        policy: Callable[[], Policy],
+        batch_size: int,
+        batch_timeout_s: float,
+        timeout_s: float,
+        hooks: Hooks | None = None,
+        on_result: Callable[[str], None] = _ignore,
+    ) -> None:
+        self._make_consumer = consumer
+        self._offsets = offsets
+        self._decide = decide
+        self._make_policy = policy
+        self._batch_size = batch_size
+        self._batch_timeout = batch_timeout_s
+        self._timeout = timeout_s
+        self._hooks = hooks or Hooks()
+        self._on_result = on_result
+        self._pipeline: Pipeline | None = None
+        self._stop = threading.Event()
+        #: Set once the consumer is attached (subscribed or assigned).
+        self.started = threading.Event()
+        #: Set once partitions were assigned (readiness).
+        self.assigned = threading.Event()
+
+    def stop(self) -> None:
+        """Ask the loop to finish its batch and end (safe from a signal handler)."""
+        self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def run(self) -> bool:
+        """Until ``stop()`` (False) or the offsets are exhausted and committed (True).
+
+        ``EngineFatalError`` if it cannot go on; what ``decide`` raised, once the batches before
+        are committed.
+        """
+        consumer = self._make_consumer()
+        pipeline = self._pipeline = Pipeline(
+            consumer, self._offsets, self._make_policy, timeout=self._timeout, on_result=self._on_result
+        )
+        try:
+            pipeline.start()
+            self._offsets.attach(consumer, self)
+            self.started.set()
+            while not self._stop.is_set():
+                if self._finished(pipeline):
+                    return True
+                self._round(consumer, pipeline)
+            return False
+        finally:
+            self._close(consumer, pipeline)
+
+    # -- one round -----------------------------------------------------------------------
+
+    def _round(self, consumer: Consumer, pipeline: Pipeline) -> None:
+        self._hooks.between_batches()
+        messages = consumer.consume(self._batch_size, self._batch_timeout)
+        try:
+            pipeline.check()  # a batch that failed meanwhile rewinds: these messages are read again
+            batch = self._make(consumer, pipeline, messages)
+            if batch is not None:
+                pipeline.write(batch)
+            elif pipeline.committing:
+                pipeline.settle()  # nothing new: report the last batch once it is committed
+        except BatchAborted as exc:
+            self._hooks.batch_aborted(str(exc))
+
+    def _make(self, consumer: Consumer, pipeline: Pipeline, messages: list[Message]) -> Batch | None:
+        """Admit and decide message by message (a decision can end the range: replay's --max)."""
+        started = time.monotonic()
+        decided: list[tuple[Message, Decision[Any]]] = []
+        outputs: list[Output] = []
+        try:
+            for message in messages:
+                if self._admit(message):
+                    decision = self._decide(message)
+                    decided.append((message, decision))
+                    outputs.extend(decision.outputs)
+        except BaseException:
+            # Not a Kafka error (a registry outage, a bug): the batches before are whole and still
+            # commit; nothing of this one was written; it is read again if the engine goes on.
+            pipeline.abandon()
+            raise
+        if not decided:
+            return None
+
+        def committed() -> None:
+            self._hooks.committed(decided, time.monotonic() - started)
+
+        return Batch(outputs, self._offsets.positions(), consumer.consumer_group_metadata(), committed)
+
+    def _admit(self, message: Message) -> bool:
+        error = message.error()
+        if error is None:
+            return self._offsets.admit(message)
+        if error.code() == KafkaError._PARTITION_EOF:
+            self._offsets.at_end(message.topic(), message.partition(), message.offset())
+        elif error.fatal():
+            raise EngineFatalError(f"fatal consumer error: {error.str()}")
+        else:
+            self._hooks.consumer_error(error)
+        return False
+
+    def _finished(self, pipeline: Pipeline) -> bool:
+        """Whether the offsets are exhausted and every batch is committed (replay's end)."""
+        if not self._offsets.exhausted():
+            return False
+        try:
+            pipeline.settle()
+        except BatchAborted as exc:  # rewound: not exhausted any more
+            self._hooks.batch_aborted(str(exc))
+        return self._offsets.exhausted()
+
+    # -- rebalance callbacks (inside consume(), in the loop's thread) -----------------------
+
+    def on_assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self.assigned.set()
+        self._hooks.assigned(partitions)
+
+    def on_revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        if self._pipeline is not None:
+            self._pipeline.revoked(partitions)  # what is handed over commits before the partitions move
+        self._hooks.revoked(partitions)
+
+    def on_lost(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        if self._pipeline is not None:
+            self._pipeline.lost(partitions)
+        self._hooks.lost(partitions)
+
+    # -- the end -------------------------------------------------------------------------
+
+    def _close(self, consumer: Consumer, pipeline: Pipeline) -> None:
+        try:
+            try:
+                pipeline.settle()
+            except BatchAborted as exc:
+                self._hooks.batch_aborted(str(exc))
+            finally:
+                consumer.close()  # leaves the group at once so partitions move without waiting for a timeout
+        finally:
+            pipeline.close(self._timeout)

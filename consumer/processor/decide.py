@@ -1,0 +1,96 @@
+"""The processor's decision on one landing message: clean, quarantine with a reason, or a skip.
+
+``Decider`` is what the batch engine (``consumer.engine``) asks for each
+message: it reads the raw response (an unreadable value is quarantined, never
+raised), routes it (``route.Router``), serializes a clean record (one too large
+for a message is quarantined instead) and returns the ``Decision``: the output
+record, none for a skip (its offset commits with its batch all the same), and
+the ``Routed`` result as the note the metrics read once the batch is committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from confluent_kafka import Message
+
+from ..decoding import OverrideTable
+from ..engine import Decision, Output
+from ..serialization.avro import AvroSerializer
+from ..serialization.exceptions import SerializationError
+from .records import Origin
+from .route import CLEAN, SKIP, Routed, Router
+
+
+class Decider:
+    """Where one landing message goes, under the current overrides."""
+
+    def __init__(
+        self,
+        *,
+        deserialize: Callable[[bytes], dict],
+        serialize_clean: AvroSerializer,
+        serialize_quarantine: Callable[[dict], bytes],
+        router: Router,
+        overrides: Callable[[], OverrideTable | None],
+        clean_topic: str,
+        quarantine_topic: str,
+        message_limit: int,
+    ) -> None:
+        self._deserialize = deserialize
+        self._serialize_clean = serialize_clean
+        self._serialize_quarantine = serialize_quarantine
+        self._router = router
+        self._overrides = overrides
+        self._clean_topic = clean_topic
+        self._quarantine_topic = quarantine_topic
+        self._message_limit = message_limit
+
+    def __call__(self, message: Message) -> Decision[Routed]:
+        routed = self._fit(message, self.route(message))
+        if routed.destination == SKIP:
+            return Decision((), routed)
+        return Decision((self._output(message, routed),), routed)
+
+    def route(self, message: Message) -> Routed:
+        """Route one landing message; unreadable values are quarantined, never raised."""
+        origin = origin_of(message)
+        headers = message.headers() or []
+        value = message.value()
+        try:
+            raw = self._deserialize(value)
+        except SerializationError as exc:
+            if exc.reason is None:  # not the message's fault (registry down): stop, do not quarantine
+                raise
+            reason = exc.reason
+            return self._router.unreadable(reason, str(exc), origin, key=message.key(), value=value, kafka_headers=headers)
+        return self._router.route(raw, origin, key=message.key(), kafka_headers=headers, overrides=self._overrides())
+
+    def _fit(self, message: Message, routed: Routed) -> Routed:
+        """Serialize a clean record now; one too large for a message is quarantined instead."""
+        if routed.destination != CLEAN:
+            return routed
+        # A UTF-8 page's bytes are its text's encoding: written as they are, not encoded again.
+        value = self._serialize_clean(routed.record, utf8_text=routed.text_utf8)
+        if len(value) <= self._message_limit:
+            return routed.with_value(value)
+        return self._router.unreadable(
+            "too-large",
+            f"the decoded record ({len(value)} bytes) exceeds the message limit ({self._message_limit})",
+            origin_of(message),
+            key=message.key(),
+            value=message.value(),
+            kafka_headers=message.headers() or [],
+        )
+
+    def _output(self, message: Message, routed: Routed) -> Output:
+        if routed.destination == CLEAN:
+            return Output(self._clean_topic, message.key(), routed.value, message.headers())
+        value = self._serialize_quarantine(routed.record)
+        return Output(self._quarantine_topic, message.key(), value, message.headers())
+
+
+def origin_of(message: Message) -> Origin:
+    """Where a landing message came from: topic, partition, offset, its Kafka timestamp if it has one."""
+    kind, stamp = message.timestamp()
+    return Origin(message.topic(), message.partition(), message.offset(), stamp if kind != 0 and stamp >= 0 else None)
