@@ -175,8 +175,10 @@ class Pipeline:
         if isinstance(failure, Abortable):
             self._running.resume()
             return True
-        if not isinstance(failure, BatchFailed):  # fencing, or a bug in the writer thread
-            raise self._died(failure if isinstance(failure, EngineFatalError) else EngineFatalError(repr(failure)))
+        if isinstance(failure, EngineFatalError):  # fencing
+            raise self._died(failure)
+        if not isinstance(failure, BatchFailed):  # a bug in the writer thread
+            raise self._died(EngineFatalError(f"the batch writer failed: {failure!r}")) from failure
         what = "wedged" if isinstance(failure, Wedged) else "failed"
         if self._renewed:
             raise self._died(EngineFatalError(f"transactional producer {what} again before any batch committed: {failure}"))
@@ -192,7 +194,7 @@ class Pipeline:
             return writer
         if isinstance(failure, EngineFatalError):
             raise self._died(failure)
-        raise self._died(EngineFatalError(f"cannot initialise transactions: {failure}"))
+        raise self._died(EngineFatalError(f"cannot initialise transactions: {failure}")) from failure
 
     def _quietly(self, drain: Callable[[], Report]) -> None:
         """In a rebalance callback: note, recover now, keep a failure for the loop's thread."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from confluent_kafka import Consumer
 
 from .batch import Batch
-from .exceptions import Abortable, ProducerFailed, Wedged
+from .exceptions import Abortable, EngineFatalError, ProducerFailed, Wedged
 from .policies import Policy
 
 
@@ -174,8 +174,13 @@ class Writer:
     def _aborted(self, exc: Abortable) -> bool:
         try:
             self._policy.abort()
+        except EngineFatalError as fatal:  # fenced meanwhile: no new producer may take the id back
+            self._end(fatal)
+            return False
         except BaseException as failure:  # the producer cannot undo the transaction: a new one must
-            self._end(ProducerFailed(f"{exc}; then abort failed: {failure}"))
+            replaced = ProducerFailed(f"{exc}; then abort failed: {failure}")
+            replaced.__cause__ = failure
+            self._end(replaced)
             return False
         with self._cv:
             if self._ended:

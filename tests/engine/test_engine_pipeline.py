@@ -193,6 +193,22 @@ def test_an_abort_that_fails_replaces_the_producer(kafka_connection, topics, tra
     pipe.close(30)
 
 
+def test_fencing_met_while_aborting_ends_the_engine_without_a_new_producer(kafka_connection, transactional_id, topics, batch):
+    made = []
+
+    def policy():
+        producer = make_producer(kafka_connection, transactional_id=transactional_id)
+        made.append(producer)
+        fenced = _fatal(KafkaError.PRODUCER_FENCED)
+        return ExactlyOnce(FailingOnce(FailingOnce(producer, _abortable()), fenced, method="abort_transaction"), timeout=30)
+
+    pipe = pipeline(batch, policy)
+    with pytest.raises(EngineFatalError, match="fenced"):
+        deliver(pipe, batch, outputs(topics["out"], 5))
+    assert len(made) == 1, "a new producer would fence the instance that now owns the transactional.id"
+    pipe.close(30)
+
+
 # -- a batch commits while the next one is made ---------------------------------------
 
 
