@@ -21,10 +21,10 @@ import threading
 from ..serialization.serde import build_serde
 from ..decoding import OverrideTable
 from ..decoding.hosts import parse_host_pattern
+from ..engine import EngineFatalError
 from ..kafka.config import KafkaConnection
 from ..observability.logging import configure_logging, get_logger
 from ..overrides import active_table, load_overrides
-from ..processor.exceptions import ProcessorFatalError
 from ..processor.route import QUARANTINE, Router
 from ..replay import (
     DEFAULT_MAX_REPLAYS,
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, replayer.stop)
     try:
         summary = replayer.run()
-    except ProcessorFatalError as exc:
+    except EngineFatalError as exc:
         log.error("replay stopped on a fatal error", error=str(exc))
         return 1
     if options.dry_run:

@@ -18,10 +18,13 @@ cursor: every record before it has been replayed (released, judged still
 lossy, re-quarantined, or skipped by max-replays).  A run reads from the
 cursor (first run: the earliest offset) up to the end offsets captured at its
 start, so what it re-quarantines itself is left for the next run.  Each batch
-is one transaction holding its outputs and the new cursor
-(``processor.delivery.ExactlyOnce``), read_committed: after a crash, a
-SIGKILL or an aborted batch the run starts again at the last committed
-cursor, and the records of the lost batch are decided again, never twice.
+is one transaction holding its outputs and the new cursor, through the batch
+engine the processor runs on (``consumer.engine``, ``ExactlyOnce``),
+read_committed: after a crash, a SIGKILL, a broker restart or an aborted batch
+the run starts again at the last committed cursor, and the records of the lost
+batch are decided again, never twice.  A run is a member of its group: two
+runs of one group share the quarantine partitions (a rebalance commits what is
+written before a partition moves) instead of both replaying everything.
 
 Filters.  Kafka offsets are contiguous, so a cursor cannot step over a record
 and come back to it later.  A filtered run (``--host``, ``--reason``,
