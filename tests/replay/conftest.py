@@ -6,7 +6,10 @@ one area do not import another's fixtures).
 
 from __future__ import annotations
 
+import json
+import os
 import signal
+import subprocess
 import sys
 import threading
 import uuid
@@ -139,3 +142,59 @@ def replay(config_file, kafka_bootstrap, monkeypatch, capsys):
     return run
 
 
+@pytest.fixture
+def replay_process(config_file, kafka_bootstrap, tmp_path):
+    """``replay_process(*args, bootstrap=None) -> ReplayProcess``: ``crawl-decoder replay --config ... *args`` as
+    a child process, its stdout and stderr in files; any still running is killed at teardown."""
+    started: list[ReplayProcess] = []
+
+    def start(*args: str, bootstrap: str | None = None, config: Path | None = None) -> ReplayProcess:
+        process = ReplayProcess(
+            [sys.executable, "-m", "consumer.cli", "replay", "--config", str(config or config_file), *args],
+            {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap or kafka_bootstrap},
+            tmp_path / f"replay-{len(started)}",
+        )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.close()
+
+
+class ReplayProcess:
+    """A replay run as a child process: ``out()`` its stdout (the summary), ``events()`` its JSON log lines."""
+
+    def __init__(self, command: list[str], env: dict[str, str], prefix: Path) -> None:
+        self.out_path, self.err_path = prefix.with_suffix(".out"), prefix.with_suffix(".err")
+        self._out, self._err = open(self.out_path, "wb"), open(self.err_path, "wb")
+        self.popen = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err)
+
+    def out(self) -> str:
+        return self.out_path.read_text(errors="replace")
+
+    def err(self) -> str:
+        return self.err_path.read_text(errors="replace")
+
+    def logs(self) -> list[dict]:
+        """Its JSON log lines (librdkafka's own stderr lines are skipped)."""
+        found = []
+        for line in self.err().splitlines():
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                continue
+        return found
+
+    def events(self) -> list[str]:
+        return [entry.get("event") for entry in self.logs()]
+
+    def close(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()
+            self.popen.wait(30)
+        self._out.close()
+        self._err.close()
+
+
+REPO = Path(__file__).resolve().parents[2]
