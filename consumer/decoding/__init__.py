@@ -1,7 +1,11 @@
 """The pure decoding core: bytes, Content-Type, URL and overrides in, ``Decoded`` out.
 
 Nothing here touches Kafka, Avro, logging or the clock.  Start reading at
-``resolve.decode``: it calls one small function per step of the resolution order.
+``resolve.decode``: it reads the Content-Type once, sets aside bodies that are
+not text, asks the one fast path (``undisputed.py``, tested equal to the
+resolution) and otherwise calls ``resolve.resolve``, one small function per step
+of the resolution order over the facts of ``response.py``, each candidate
+tried strictly by ``attempt.py``.  The answer is a ``Decoded`` (``decoded.py``).
 """
 
 from .decoded import DECLARATION_PLACES, SOURCES, Decoded

@@ -6,22 +6,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from resolve_samples import CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
 
 from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode, text_utf8
-from consumer.decoding.overrides import as_table
-from consumer.decoding.resolve import _Resolution, _undisputed_utf8
 from consumer.overrides.loader import load_overrides
 from consumer.samples import samples
-
-HTML = "text/html"
-
-
-def page(body: str, head: str = "") -> str:
-    return f"<!DOCTYPE html><html><head>{head}<title>t</title></head><body><p>{body}</p></body></html>"
-
-
-def meta(label: str) -> str:
-    return f'<meta charset="{label}">'
 
 
 def override(host="www.example.jp", encoding="Shift_JIS", mode=OverrideMode.FORCE) -> Override:
@@ -167,6 +156,23 @@ def test_late_meta_is_honoured_when_the_prescan_finds_nothing():
     assert "Привет" in decoded.text
 
 
+def test_meta_prescan_beats_late_meta():
+    body = page("Привет", meta("windows-1251") + LONG_COMMENT + meta("koi8-r")).encode("cp1251")
+    decoded = decode(body, HTML)
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "meta-prescan")
+
+
+def test_header_beats_late_meta():
+    body = page("Привет", LONG_COMMENT + meta("koi8-r")).encode("cp1251")
+    decoded = decode(body, "text/html; charset=windows-1251")
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "http-header")
+
+
+def test_late_meta_beats_utf8_validity():
+    decoded = decode(page("plain", LONG_COMMENT + meta("windows-1251")).encode("ascii"), HTML)
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "meta-late")
+
+
 def test_xml_declaration_is_used_for_xml_types_only():
     body = '<?xml version="1.0" encoding="ISO-8859-2"?><a>Łódź</a>'.encode("iso8859_2")
     decoded = decode(body, "application/xml")
@@ -180,6 +186,11 @@ def test_header_beats_xml_declaration():
     decoded = decode(body, "application/xml; charset=utf-8")
     assert decoded.source == "http-header"
     assert decoded.declared["xml"] == "ISO-8859-2"
+
+
+def test_xml_declaration_beats_utf8_validity():
+    decoded = decode(b'<?xml version="1.0" encoding="windows-1251"?><a>x</a>', "application/xml")
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "xml-declaration")
 
 
 def test_json_is_utf8_whatever_the_charset_says():
@@ -196,6 +207,18 @@ def test_json_bom_says_otherwise():
 def test_valid_utf8_beats_detection():
     decoded = decode(page("Grüße aus Köln").encode("utf-8"), HTML)
     assert (decoded.encoding, decoded.source) == ("UTF-8", "utf-8-valid")
+
+
+def test_force_override_beats_utf8_validity():
+    table = OverrideTable([override(encoding="windows-1251")])
+    decoded = decode(page("plain").encode("ascii"), HTML, "https://www.example.jp/", table)
+    assert (decoded.encoding, decoded.source) == ("windows-1251", "override")
+
+
+def test_valid_utf8_beats_a_fallback_override():
+    table = OverrideTable([override(encoding="EUC-JP", mode=OverrideMode.FALLBACK)])
+    decoded = decode(page("日本語").encode("utf-8"), HTML, "https://www.example.jp/", table)
+    assert (decoded.encoding, decoded.source, decoded.override) == ("UTF-8", "utf-8-valid", None)
 
 
 def test_fallback_override_beats_detection_but_not_declarations():
@@ -305,99 +328,10 @@ def test_undeclared_iso_2022_jp_is_not_taken_for_utf8():
     assert "日本語のページです" in decoded.text
 
 
-# -- the undisputed-UTF-8 shortcut gives exactly what the resolution gives ---------------
-
-# Past the prescan's 1024 bytes: a <meta> after this is a late one.
-_LONG_COMMENT = "<!--" + "x" * 1100 + "-->"
-_HEADS = [
-    "",
-    meta("utf-8"),
-    meta("UTF-16LE"),  # the prescan says UTF-8 for it
-    meta("gbk"),
-    meta("no-such-label"),
-    '<meta http-equiv="Content-Type" content="text/html; charset=utf-8">',
-    '<meta name="viewport" content="width=device-width">',
-    _LONG_COMMENT + meta("utf-8"),
-    _LONG_COMMENT + meta("windows-1251"),
-    _LONG_COMMENT,
-]
-_PREFIXES = [
-    b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"<?xml version='1.0' encoding='utf-8'?>", b"\x1b$B",
-    b"<?xml version='1.0' encoding='gbk'?>", b"<\x00?\x00x\x00", b"\x00<\x00?\x00x",
-]
-_CONTENT_TYPES = [
-    None,
-    HTML,
-    "text/html; charset=utf-8",
-    'text/html;charset="UTF-8"',
-    "text/html; charset=unicode-1-1-utf-8",
-    "text/html; charset=shift_jis",
-    "text/html; charset=no-such-label",
-    "text/plain; charset=utf-8",
-    "application/json",
-    "application/xhtml+xml; charset=utf-8",
-]
-
-
-def _agrees_with_the_resolution(body: bytes, content_type: str | None) -> Decoded | None:
-    shortcut = _undisputed_utf8(body, content_type)
-    lazy = _undisputed_utf8(body, content_type, lazy_text=True)
-    assert (shortcut is None) is (lazy is None)
-    if shortcut is not None:
-        assert shortcut == lazy == _Resolution(body, content_type, None, as_table(None)).run()
-    return shortcut
-
-
-# Pages behind a BOM or not, declaring this or that, in UTF-8 with random text and trailing bytes.
-_BODIES = st.builds(
-    lambda prefix, head, text, tail: prefix + page(text, head).encode("utf-8", "surrogatepass") + tail,
-    st.sampled_from(_PREFIXES),
-    st.sampled_from(_HEADS),
-    st.text(max_size=60),
-    st.binary(max_size=8),
-)
-
-
-@given(body=_BODIES, content_type=st.sampled_from(_CONTENT_TYPES))
-def test_the_undisputed_utf8_shortcut_agrees_with_the_resolution(body, content_type):
-    _agrees_with_the_resolution(body, content_type)
-
-
-@pytest.mark.parametrize(
-    ("body", "content_type", "source"),
-    [
-        (page("café"), "text/html; charset=utf-8", "http-header"),
-        (page("café", meta("utf-8")), "text/html; charset=utf-8", "http-header"),
-        (page("café", meta("utf-8")), HTML, "meta-prescan"),
-        (page("café"), HTML, "utf-8-valid"),
-        (page("café"), None, "utf-8-valid"),
-    ],
-)
-def test_the_shortcut_takes_the_common_responses(body, content_type, source):
-    decoded = _agrees_with_the_resolution(body.encode("utf-8"), content_type)
-    assert decoded is not None and decoded.source == source
-
-
-@pytest.mark.parametrize(
-    ("body", "content_type"),
-    [
-        (b"\xef\xbb\xbf" + page("café").encode(), HTML),  # the BOM decides
-        (page("café").encode(), "application/json"),  # JSON is UTF-8 by another rule
-        (page("café", meta("gbk")).encode(), HTML),  # the meta names another encoding...
-        (page("café", meta("utf-8")).encode(), "text/html; charset=gbk"),  # ...or the header does
-        (page("café", _LONG_COMMENT + meta("windows-1251")).encode(), HTML),  # a late <meta>
-        (page("日本語").encode("iso2022_jp"), HTML),  # ISO-2022-JP's escapes
-        (page("café").encode("cp1252"), HTML),  # not UTF-8
-    ],
-)
-def test_the_shortcut_leaves_everything_else_to_the_resolution(body, content_type):
-    assert _undisputed_utf8(body, content_type) is None
-
-
 # -- text_utf8: the body's bytes stand for the text's UTF-8 only when they are exactly it ----------
 
 
-@given(body=_BODIES, content_type=st.sampled_from(_CONTENT_TYPES))
+@given(body=UTF8_PAGES, content_type=st.sampled_from(CONTENT_TYPES))
 def test_text_utf8_is_the_texts_utf8_or_none(body, content_type):
     decoded = decode(body, content_type)
     utf8 = text_utf8(decoded, body)
@@ -445,7 +379,7 @@ def test_the_issues_late_meta_examples_publish_the_pages_own_text():
 
 @pytest.mark.parametrize("lazy_text", [False, True])
 def test_an_unknown_late_meta_charset_is_recorded_in_conflicts(lazy_text):
-    body = page("Grüße", _LONG_COMMENT + meta("utf8x")).encode()
+    body = page("Grüße", LONG_COMMENT + meta("utf8x")).encode()
     decoded = decode(body, HTML, lazy_text=lazy_text)
     assert (decoded.encoding, decoded.source) == ("UTF-8", "utf-8-valid")
     assert "meta-late charset 'utf8x' is not a known encoding: ignored" in decoded.conflicts

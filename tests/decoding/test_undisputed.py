@@ -1,0 +1,70 @@
+"""The one fast path, ``undisputed_utf8``: wherever it answers, its answer is the resolution's."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from resolve_samples import ANY_BODIES, ANY_CONTENT_TYPES, CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
+
+from consumer.decoding import Decoded
+from consumer.decoding.resolve import resolve
+from consumer.decoding.response import content_type_facts, read_response
+from consumer.decoding.undisputed import undisputed_utf8
+
+
+def _agrees_with_the_resolution(body: bytes, content_type: str | None) -> Decoded | None:
+    facts = content_type_facts(content_type)
+    shortcut = undisputed_utf8(body, facts)
+    lazy = undisputed_utf8(body, facts, lazy_text=True)
+    assert (shortcut is None) is (lazy is None)
+    if shortcut is not None:
+        assert shortcut == lazy == resolve(read_response(body, facts, None, None))
+        assert lazy == resolve(read_response(body, facts, None, None), lazy_text=True)
+    return shortcut
+
+
+@settings(max_examples=1000, deadline=None)
+@given(body=UTF8_PAGES, content_type=st.sampled_from(CONTENT_TYPES))
+def test_the_undisputed_utf8_shortcut_agrees_with_the_resolution(body, content_type):
+    _agrees_with_the_resolution(body, content_type)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(body=ANY_BODIES, content_type=ANY_CONTENT_TYPES)
+def test_the_shortcut_agrees_with_the_resolution_on_any_response(body, content_type):
+    _agrees_with_the_resolution(body, content_type)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "source"),
+    [
+        (page("café"), "text/html; charset=utf-8", "http-header"),
+        (page("café", meta("utf-8")), "text/html; charset=utf-8", "http-header"),
+        (page("café", meta("utf-8")), HTML, "meta-prescan"),
+        (page("café"), HTML, "utf-8-valid"),
+        (page("café"), None, "utf-8-valid"),
+    ],
+)
+def test_the_shortcut_takes_the_common_responses(body, content_type, source):
+    decoded = _agrees_with_the_resolution(body.encode("utf-8"), content_type)
+    assert decoded is not None and decoded.source == source
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"\xef\xbb\xbf" + page("café").encode(), HTML),  # the BOM decides
+        (page("café").encode(), "application/json"),  # JSON is UTF-8 by another rule
+        (page("café", meta("utf-8")).encode(), "application/xhtml+xml"),  # XML reads no <meta>
+        (page("café", meta("gbk")).encode(), HTML),  # the meta names another encoding...
+        (page("café", meta("utf-8")).encode(), "text/html; charset=gbk"),  # ...or the header does
+        (page("café", LONG_COMMENT + meta("windows-1251")).encode(), HTML),  # a late <meta>
+        (page("café", LONG_COMMENT + meta("no-such-label")).encode(), HTML),  # ...or an unknown label in one
+        (page("café", meta("no-such-label")).encode(), "text/html; charset=utf-8"),  # an unknown label to report
+        (page("日本語").encode("iso2022_jp"), HTML),  # ISO-2022-JP's escapes
+        (page("café").encode("cp1252"), HTML),  # not UTF-8
+    ],
+)
+def test_the_shortcut_leaves_everything_else_to_the_resolution(body, content_type):
+    assert undisputed_utf8(body, content_type_facts(content_type)) is None
