@@ -63,7 +63,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition  # noqa: E402
+from confluent_kafka import KafkaException, TopicPartition  # noqa: E402
 
 from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer  # noqa: E402
 from consumer.serialization.avro import AvroSerializer  # noqa: E402
@@ -244,17 +244,19 @@ class Progress:
     samples: list[tuple[float, int]] = field(default_factory=list)  # (time, records done) at each change
 
     def __post_init__(self) -> None:
-        self._admin = make_admin(self.connection)
-        partitions = [TopicPartition(self.landing, p) for p in range(self.partitions)]
-        self._request = [ConsumerGroupTopicPartitions(self.group, partitions)]
+        # A consumer carrying the group's id that never subscribes (never joins the group), not the
+        # admin client's list_consumer_group_offsets: that dies of SIGSEGV when the coordinator
+        # answers NOT_COORDINATOR while it loads (librdkafka #5040; consumer/observability/lag.py).
+        self._reader = make_consumer(self.connection, self.group)
+        self._request = [TopicPartition(self.landing, p) for p in range(self.partitions)]
         self._stop = threading.Event()
         self._grew = threading.Condition()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _done(self) -> int:
-        result = self._admin.list_consumer_group_offsets(self._request)[self.group].result(timeout=30)
-        return sum(max(tp.offset, 0) for tp in result.topic_partitions)  # -1001: nothing committed yet
+        committed = self._reader.committed(self._request, timeout=30)
+        return sum(max(tp.offset, 0) for tp in committed)  # -1001: nothing committed yet
 
     def _run(self) -> None:
         last = 0
@@ -278,6 +280,7 @@ class Progress:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(30)
+        self._reader.close()
 
 
 def cpu_seconds(pid: int) -> float:
