@@ -22,6 +22,7 @@ from .decoding.codecs import utf8 as utf8_codec
 from .decoding.codecs import utf16 as utf16_codec
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
+from .kafka.startup import wait_for_cluster
 from .observability.health import Heartbeat, HealthServer
 from .observability.host_alarms import HostAlarms, alarms_route
 from .observability.lag import LagMonitor
@@ -48,6 +49,9 @@ class App:
         self.log = get_logger(component="processor", landing_topic=settings.landing_topic)
         self.metrics = Metrics()
         self.heartbeat = Heartbeat()
+        #: Why the processor is not ready before it joins its group (``/readyz``'s body).
+        self._waiting = "starting"
+        self._stopped = threading.Event()
         self.alarms = HostAlarms()
         self.shadow = ShadowStats()
         self.serde = build_serde(settings)
@@ -99,6 +103,7 @@ class App:
             self.metrics,
             is_alive=lambda: self.heartbeat.alive(LIVENESS_WINDOW_S),
             is_ready=lambda: self.processor.assigned.is_set() and not self.processor.stopping,
+            why_not_ready=self._why_not_ready,
             # Which hosts are behind a quarantine spike: metrics never carry host labels.
             extra_routes={"/alarms": alarms_route(self.alarms)},
         )
@@ -112,7 +117,6 @@ class App:
 
     def run(self) -> None:
         self.http.start()
-        self.lag.start()
         # Before joining the group (so not ready yet): the first legacy page of the first
         # batch would otherwise wait for its codec's tables.
         started = time.monotonic()
@@ -138,14 +142,35 @@ class App:
             kafka=repr(self.connection),
         )
         try:
-            self.processor.run()
+            if self._wait_for_kafka():
+                self.lag.start()
+                self.processor.run()
         finally:
             self.lag.stop()
             self.http.stop()
             self.log.info("processor stopped")
 
     def stop(self, *_signal_args) -> None:
+        self._stopped.set()
         self.processor.stop()
+
+    def _wait_for_kafka(self) -> bool:
+        """Until the cluster answers and the three topics exist (README, "When Kafka is away")."""
+        settings = self.settings
+        topics = [settings.landing_topic, settings.clean_topic, settings.quarantine_topic]
+
+        def report(problem: str | None) -> None:
+            self.heartbeat.beat()  # waiting for the broker is not a hung loop: liveness holds
+            self._waiting = problem or ""
+
+        return wait_for_cluster(self.connection, topics, stop=self._stopped, report=report)
+
+    def _why_not_ready(self) -> str:
+        if self.processor.stopping:
+            return "stopping"
+        if self._waiting:
+            return self._waiting
+        return f"no partitions of {self.settings.landing_topic} assigned yet (group {self.settings.group_id})"
 
     def install_signal_handlers(self) -> None:
         if threading.current_thread() is threading.main_thread():
@@ -155,14 +180,17 @@ class App:
     # -- factories (called by the loop when it starts: constructors stay offline) ----------
 
     def _consumer(self):
-        return make_consumer(self.connection, self.settings.group_id)
+        extra = {"group.instance.id": self.settings.group_instance_id} if self.settings.group_instance_id else None
+        return make_consumer(self.connection, self.settings.group_id, extra=extra)
 
     def _policy(self) -> Policy:
         """How batches become durable, with a new producer (called again to replace a failed one)."""
         timeout = self.settings.shutdown_timeout_s
         if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
             producer = make_producer(self.connection, transactional_id=self.settings.transactional_id)
-            return ExactlyOnce(producer, timeout=timeout, on_result=self.metrics.transaction)
+            return ExactlyOnce(
+                producer, timeout=timeout, on_result=self.metrics.transaction, stopping=lambda: self.processor.stopping
+            )
         return AtLeastOnce(make_producer(self.connection), timeout=timeout, on_result=self.metrics.transaction)
 
     # -- hooks -------------------------------------------------------------------

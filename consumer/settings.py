@@ -50,6 +50,10 @@ class Settings:
     processing_mode: ProcessingMode = ProcessingMode.EXACTLY_ONCE
     #: Stable per instance so a restarted instance fences its predecessor (docs/kafka.md, exactly-once).
     transactional_id: str = dataclasses.field(default_factory=lambda: f"crawl-decoder-{socket.gethostname()}")
+    #: Static group membership (``group.instance.id``; empty: dynamic).  Stable per instance (the pod
+    #: name in the chart): a restarted instance takes its partitions back at once instead of waiting
+    #: out the session timeout of its dead predecessor; one that stops for good holds them that long.
+    group_instance_id: str = ""
     max_body_bytes: int = 16 * MIB
     batch_size: int = 500
     batch_timeout_ms: int = 200

@@ -12,7 +12,7 @@ docs/batch-engine.md.
 from __future__ import annotations
 
 from .batch import Batch, Decision, Output
-from .exceptions import BatchAborted, EngineError, EngineFatalError
+from .exceptions import BatchAborted, EngineError, EngineFatalError, Interrupted
 from .loop import BatchEngine, Decided, Hooks
 from .offsets import ConsumerPositions, Offsets, Rebalance
 from .pipeline import Pipeline
@@ -34,6 +34,7 @@ __all__ = [
     "EngineFatalError",
     "ExactlyOnce",
     "Hooks",
+    "Interrupted",
     "Offsets",
     "Output",
     "Pipeline",

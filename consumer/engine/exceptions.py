@@ -21,6 +21,10 @@ class EngineFatalError(EngineError):
     committed, transactions cannot start, a fatal consumer error, committed offsets unreadable."""
 
 
+class Interrupted(EngineError):
+    """``stop()`` came while a transactional call waited for the broker: the engine ends without error."""
+
+
 class BatchAborted(EngineError):
     """A batch was not written and the consumer was rewound: it will be read again."""
 

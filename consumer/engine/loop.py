@@ -27,7 +27,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from .batch import Batch, Decision, Output
-from .exceptions import BatchAborted, EngineFatalError
+from .exceptions import BatchAborted, EngineFatalError, Interrupted
 from .offsets import Offsets
 from .pipeline import Pipeline
 from .policies import Policy
@@ -112,6 +112,8 @@ class BatchEngine:
                 if self._finished(pipeline):
                     return True
                 self._round(consumer, pipeline)
+            return False
+        except Interrupted:  # stop() while the writer waited for the broker: what was not committed is read again
             return False
         finally:
             self._close(consumer, pipeline)

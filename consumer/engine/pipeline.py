@@ -14,6 +14,8 @@ offsets noted, their ``on_committed`` run), then the failure:
   offsets, so the rewind asks it).  A second one before any batch commits ends
   the engine.
 - ``EngineFatalError`` (fencing, transactions that cannot start): raised.
+- ``Interrupted`` (``stop()`` while a call waited for the broker): raised; the
+  engine ends as it does on ``stop()``.
 
 ``write``, ``settle`` and ``check`` raise ``BatchAborted`` after the rewind
 (every batch not committed yet is dropped, and read again) or
@@ -30,7 +32,7 @@ from typing import NoReturn
 from confluent_kafka import Consumer, TopicPartition
 
 from .batch import Batch
-from .exceptions import Abortable, BatchAborted, BatchFailed, EngineFatalError, Wedged
+from .exceptions import Abortable, BatchAborted, BatchFailed, EngineError, EngineFatalError, Interrupted, Wedged
 from .offsets import Offsets
 from .policies import Policy
 from .rewind import REWIND_PATIENCE_S, rewind
@@ -72,7 +74,8 @@ class Pipeline:
         self._kept_abort: tuple[BaseException, bool] | None = None
         #: An error met during a rebalance callback that ends the loop (fatal, or a failing hook).
         self._kept_error: BaseException | None = None
-        self._fatal: EngineFatalError | None = None
+        #: Set once the pipeline cannot go on (fatal, or interrupted): raised by every later check.
+        self._fatal: EngineError | None = None
 
     def start(self) -> None:
         """The first writer, ready to write (``EngineFatalError`` if transactions cannot start)."""
@@ -175,7 +178,7 @@ class Pipeline:
         if isinstance(failure, Abortable):
             self._running.resume()
             return True
-        if isinstance(failure, EngineFatalError):  # fencing
+        if isinstance(failure, (EngineFatalError, Interrupted)):  # fencing, or a stop while waiting
             raise self._died(failure)
         if not isinstance(failure, BatchFailed):  # a bug in the writer thread
             raise self._died(EngineFatalError(f"the batch writer failed: {failure!r}")) from failure
@@ -192,7 +195,7 @@ class Pipeline:
         failure = writer.start()
         if failure is None:
             return writer
-        if isinstance(failure, EngineFatalError):
+        if isinstance(failure, (EngineFatalError, Interrupted)):
             raise self._died(failure)
         raise self._died(EngineFatalError(f"cannot initialise transactions: {failure}")) from failure
 
@@ -212,7 +215,7 @@ class Pipeline:
     def _rewind(self, known: bool) -> None:
         rewind(self._consumer, self._offsets, self._timeout, self._patience, self._known if known else None)
 
-    def _died(self, fatal: EngineFatalError) -> EngineFatalError:
+    def _died(self, fatal: EngineError) -> EngineError:
         self._fatal = fatal
         return fatal
 

@@ -6,9 +6,13 @@ after the output is durably written.
 
 ``ExactlyOnce`` follows docs/kafka.md (and librdkafka's examples/transactions.c):
 begin, produce the batch, send its offsets with the consumer's group metadata
-to the transaction, commit.  Retriable errors retry the call; abortable ones
-raise ``Abortable`` (the writer then calls ``abort``); fencing raises
-``EngineFatalError``; any other fatal error raises ``ProducerFailed``.
+to the transaction, commit.  Retriable errors retry the call (``init_transactions``
+included) while the broker is away, with the rewind's patience
+(``REWIND_PATIENCE_S``): a broker restart under load outlasted one timeout and
+ended the processor.  ``stopping()`` (SIGTERM) ends that wait with
+``Interrupted``.  Abortable errors raise ``Abortable`` (the writer then calls
+``abort``); fencing raises ``EngineFatalError``; any other fatal error raises
+``ProducerFailed``.
 ``AtLeastOnce`` produces, flushes, checks every delivery, then commits the
 offsets: a crash between the two writes a batch twice, never loses one.
 """
@@ -23,7 +27,8 @@ from typing import Protocol
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 
 from .batch import Batch, Output
-from .exceptions import Abortable, EngineFatalError, ProducerFailed
+from .exceptions import Abortable, EngineFatalError, Interrupted, ProducerFailed
+from .rewind import REWIND_PATIENCE_S
 
 #: How long past its own timeout a producer call may block before the writer counts as wedged.
 #: librdkafka's send_offsets_to_transaction can ignore its timeout and block for ever once the group
@@ -65,6 +70,10 @@ def _ignore(_result: str) -> None:
     pass
 
 
+def _never() -> bool:
+    return False
+
+
 class ExactlyOnce:
     """One transaction per batch, its offsets committed inside it."""
 
@@ -77,16 +86,21 @@ class ExactlyOnce:
         timeout: float,
         on_result: Callable[[str], None] = _ignore,
         grace: float = WEDGE_GRACE_S,
+        patience: float = REWIND_PATIENCE_S,
+        stopping: Callable[[], bool] = _never,
     ) -> None:
         self.producer = producer
         self.timeout = timeout
         self.on_result = on_result
         self.grace = grace
+        self.patience = patience
+        self.stopping = stopping
         self._watch: Watch = unwatched
 
     def start(self, watch: Watch) -> None:
         self._watch = watch
         try:
+            # Called again after a timeout, init_transactions resumes where it stopped (librdkafka).
             self._call("init_transactions", self.producer.init_transactions, self.timeout)
         except (Abortable, ProducerFailed) as exc:
             # Nothing to abort yet: without transactions nothing can be written (broker unreachable...).
@@ -109,8 +123,11 @@ class ExactlyOnce:
         self.producer.flush(timeout)
 
     def _call(self, what: str, fn: Callable[..., object], *args: object) -> object:
-        """Run one transactional call under the watch, retrying what librdkafka marks retriable."""
-        deadline = time.monotonic() + self.timeout
+        """Run one transactional call under the watch, retrying what librdkafka marks retriable.
+
+        Retries go on for ``max(timeout, patience)`` seconds in all, unless ``stopping()``.
+        """
+        deadline = time.monotonic() + max(self.timeout, self.patience)
         while True:
             try:
                 with self._watch(self.timeout + self.grace, what):
@@ -123,10 +140,12 @@ class ExactlyOnce:
                     raise ProducerFailed(error.str()) from exc
                 if error.txn_requires_abort():
                     raise Abortable(error.str()) from exc
+                if error.retriable() and self.stopping():
+                    raise Interrupted(f"stopped while {what} waited for the broker: {error.str()}") from exc
                 if error.retriable() and time.monotonic() < deadline:
                     self.on_result("retried")
                     continue
-                raise Abortable(error.str()) from exc
+                raise Abortable(f"{what}: {error.str()}") from exc
 
 
 class AtLeastOnce:

@@ -53,11 +53,18 @@ class Heartbeat:
         return self.age() <= max_age_s
 
 
-def _probe(check: Callable[[], bool]) -> Route:
+def _no_reason() -> str:
+    return ""
+
+
+def _probe(check: Callable[[], bool], why_not: Callable[[], str] = _no_reason) -> Route:
+    """200 "ok", or 503 "unavailable" with *why_not*'s reason on the same line."""
+
     def route() -> tuple[int, str, bytes]:
         if check():
             return 200, TEXT, b"ok\n"
-        return 503, TEXT, b"unavailable\n"
+        reason = why_not()
+        return 503, TEXT, (f"unavailable: {reason}\n" if reason else "unavailable\n").encode()
 
     return route
 
@@ -119,7 +126,8 @@ class HealthServer:
     Nothing binds until ``start()``; *port* 0 picks a free port, read back from
     ``port``.  *extra_routes* maps a path (``/alarms``) to a callable returning
     (status, content type, body).  ``crawl_decoder_ready`` in *metrics* follows
-    *is_ready*, so an alert sees what the readiness probe sees.
+    *is_ready*, so an alert sees what the readiness probe sees; a 503 from
+    ``/readyz`` says *why_not_ready* in its body.
     """
 
     def __init__(
@@ -129,6 +137,7 @@ class HealthServer:
         *,
         is_alive: Callable[[], bool],
         is_ready: Callable[[], bool],
+        why_not_ready: Callable[[], str] = _no_reason,
         host: str = "0.0.0.0",
         extra_routes: Mapping[str, Route] | None = None,
     ) -> None:
@@ -139,7 +148,7 @@ class HealthServer:
         self._routes: dict[str, Route] = {
             "/metrics": _metrics_route(metrics),
             "/healthz": _probe(is_alive),
-            "/readyz": _probe(is_ready),
+            "/readyz": _probe(is_ready, why_not_ready),
         }
         for path, route in (extra_routes or {}).items():
             if not path.startswith("/"):

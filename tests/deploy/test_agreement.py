@@ -17,17 +17,18 @@ from pathlib import PurePosixPath
 import pytest
 import yaml
 
-from deploy_support import CHART_DIR, REPO_ROOT, env_of, of_kind, only
+from deploy_support import CHART_DIR, REPO_ROOT, REQUIRED_VALUES, env_of, of_kind, only
 from consumer import settings as settings_module
 from consumer.kafka.config import ENV_VARS as KAFKA_ENV_VARS
 from consumer.settings import DEFAULT_CONFIG_PATH, ENV_PREFIX, Settings
 
 #: Settings every replica gets from elsewhere than the config file.
-FROM_ENVIRONMENT = {"transactional_id", "schemas_dir", "overrides_path"}
+FROM_ENVIRONMENT = {"transactional_id", "group_instance_id", "schemas_dir", "overrides_path"}
 
 
 def _defaults() -> Settings:
-    return Settings(transactional_id="agreement-test")
+    # Both from the pod name (static membership is on by default in the chart).
+    return Settings(transactional_id="agreement-test", group_instance_id="agreement-test")
 
 
 def _container(manifests):
@@ -126,6 +127,23 @@ def test_chart_defaults_are_the_processors_defaults(default_manifests, tmp_path)
     written = set(yaml_settings(default_manifests))
     assert written == {f.name for f in dataclasses.fields(Settings)} - FROM_ENVIRONMENT
     assert loaded == _defaults()
+
+
+def test_each_pod_joins_with_its_name_as_group_instance_id_unless_turned_off(default_manifests, render):
+    def pod_name_fields(manifests):
+        env = env_of(_container(manifests))
+        return {
+            name: env[name]["valueFrom"]["fieldRef"]["fieldPath"]
+            for name in (ENV_PREFIX + "TRANSACTIONAL_ID", ENV_PREFIX + "GROUP_INSTANCE_ID")
+            if name in env
+        }
+
+    assert pod_name_fields(default_manifests) == {
+        ENV_PREFIX + "TRANSACTIONAL_ID": "metadata.name",
+        ENV_PREFIX + "GROUP_INSTANCE_ID": "metadata.name",
+    }
+    dynamic = render(set_values={**REQUIRED_VALUES, "kafka.staticMembership": False})
+    assert pod_name_fields(dynamic) == {ENV_PREFIX + "TRANSACTIONAL_ID": "metadata.name"}
 
 
 def test_rendered_overrides_load_with_the_processors_loader(manifests):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import signal
 import socket
 import threading
+import time
 import uuid
 
 import pytest
@@ -21,7 +22,8 @@ from confluent_kafka import TopicPartition
 from consumer.app import App
 from consumer.devbroker import LocalBroker
 from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
-from consumer.engine import ConsumerPositions, EngineFatalError, rewind
+from consumer.engine import ConsumerPositions, EngineFatalError, ExactlyOnce, Interrupted, rewind
+from consumer.engine.policies import unwatched
 from consumer.settings import Settings
 
 
@@ -30,11 +32,11 @@ KILL_AFTER = (600, 1600, 2600)  # output offsets reached before each SIGKILL
 
 
 def test_sigkill_mid_stream_several_times_then_exactly_once(
-    processor_env, spawn_processor, produce, read_outputs, topics, kafka_connection, mixed_corpus, helpers
+    processor_env, spawn_processor, produce, read_outputs, topics, kafka_connection, mixed_corpus, helpers, transactional_id
 ):
     items = mixed_corpus(RECORDS, seed=11)
     produce(topics["landing"], items)
-    env = processor_env(batch_size=50)
+    env = processor_env(batch_size=50, group_instance_id=transactional_id)  # static membership, as the chart runs it
     for threshold in KILL_AFTER:
         process = spawn_processor(env)
         helpers.wait_for(
@@ -52,6 +54,36 @@ def test_sigkill_mid_stream_several_times_then_exactly_once(
     poison = {k for k, v in items if isinstance(v, bytes)}
     assert {r["key"] for r in found.quarantine if r["reason"] in ("unreadable-record", "unknown-schema")} == poison
     assert any(r["reason"] == "lossy" for r in found.quarantine), "the corpus has lossy pages"
+
+
+#: librdkafka's default session.timeout.ms: how long the group waits for a member that stopped heartbeating.
+SESSION_TIMEOUT_S = 45
+
+
+def test_a_restarted_static_member_takes_its_partitions_back_at_once(processor_env, spawn_processor, helpers, transactional_id):
+    """A dynamic member restarted after a SIGKILL waited 42-45 s for its partitions: the group waited out the
+    dead member's session. With group.instance.id (the pod name in the chart) the restarted instance is that
+    member again and gets its partitions without a rebalance."""
+    env = processor_env(group_instance_id=transactional_id)
+    first = spawn_processor(env)
+    _wait_assigned(first, helpers)
+    first.signal(signal.SIGKILL)
+    assert first.wait(30) == -signal.SIGKILL
+    restarted_at = time.monotonic()
+    second = spawn_processor(env)
+    _wait_assigned(second, helpers)
+    gap = time.monotonic() - restarted_at
+    print(f"partitions assigned {gap:.1f} s after the restart (a dynamic member: {SESSION_TIMEOUT_S} s)")
+    assert gap < SESSION_TIMEOUT_S * 2 / 3, f"took {gap:.1f} s: the session of the killed member was waited out"
+
+
+def _wait_assigned(process, helpers) -> None:
+    helpers.wait_for(
+        lambda: any(e.get("event") == "partitions assigned" for e in process.events()) or process.popen.poll() is not None,
+        "partitions assigned",
+        timeout=120,
+    )
+    assert process.popen.poll() is None, f"processor exited:\n{process.log()[-3000:]}"
 
 
 # -- broker restart ---------------------------------------------------------------
@@ -150,6 +182,38 @@ def test_rewind_waits_for_the_committed_offsets_through_a_broker_restart(own_bro
     helpers.wait_for(lambda: again.extend(consumer.consume(1, 0.5)) or again, "a record after the rewind")
     assert again[0].offset() == 4
     consumer.close()
+
+
+def test_init_transactions_waits_through_a_broker_restart_and_sigterm_interrupts_the_wait(own_broker, helpers):
+    """Under load a broker restart ended the processor: the producer replaced after a failed batch timed
+    out in init_transactions ("retry call to resume") and that was fatal. Every transactional call now
+    retries for the rewind's patience, and a stop (SIGTERM) ends the wait at once."""
+    connection = KafkaConnection(own_broker.bootstrap_servers)
+    restarting = threading.Thread(target=own_broker.restart)
+    restarting.start()
+    try:
+        helpers.wait_for(lambda: _refuses_connections(own_broker), "the broker stopped", every=0.05)
+        stopped: list[str] = []
+        stopping = ExactlyOnce(
+            make_producer(connection, transactional_id=f"txn-{uuid.uuid4().hex}"),
+            timeout=0.5,
+            on_result=stopped.append,
+            stopping=lambda: True,
+        )
+        with pytest.raises(Interrupted, match="init_transactions"):
+            stopping.start(unwatched)
+        assert stopped == [], "no retry once stopping"
+        results: list[str] = []
+        patient = ExactlyOnce(
+            make_producer(connection, transactional_id=f"txn-{uuid.uuid4().hex}"),
+            timeout=1.0,
+            patience=120,
+            on_result=results.append,
+        )
+        patient.start(unwatched)  # returns once the broker is back (a JVM restart takes seconds: retried)
+    finally:
+        restarting.join()
+    assert "retried" in results
 
 
 #: Stamped when a record is (re-)processed, so a re-written duplicate legitimately differs there alone.

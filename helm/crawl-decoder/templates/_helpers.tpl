@@ -111,6 +111,14 @@ existing Secrets by reference, never as values.
   valueFrom:
     fieldRef:
       fieldPath: metadata.name
+{{- if .Values.kafka.staticMembership }}
+# The same stable name as the group.instance.id: a restarted container rejoins as
+# the member it was and gets its partitions back without a rebalance.
+- name: CRAWL_DECODER_GROUP_INSTANCE_ID
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+{{- end }}
 - name: KAFKA_BOOTSTRAP_SERVERS
   value: {{ .Values.kafka.bootstrapServers | quote }}
 - name: KAFKA_SECURITY_PROTOCOL
