@@ -5,7 +5,9 @@ FILE defaults to ``$CRAWL_DECODER_OVERRIDES_PATH``, else ``config/overrides.yaml
 - ``validate FILE``: exit 0 with a one-line summary when the file is valid; exit 1
   with every problem as ``FILE:LINE: message`` on stderr when not (CI runs it).
 - ``due [FILE] [--within 30d] [--today YYYY-MM-DD]``: overdue entries, then those
-  whose review date falls within the window.  Exit 0 (1 if the file is invalid).
+  whose review date falls within the window.  Exit 0 when nothing is overdue
+  (entries merely due soon included), 3 when at least one is overdue (so cron
+  and CI can alert), 1 when the file is missing or invalid, 2 on a usage error.
 - ``report [FILE] --from-topic | --from-jsonl RECORDS``: per override, hits,
   agreement of the shadow check and a verdict, from the newest clean records of
   the clean topic (settings and ``KAFKA_*`` as for ``run``), or from clean
@@ -41,6 +43,15 @@ from ..overrides.shadow import DEFAULT_AGREE_SHARE, DEFAULT_MIN_HITS
 ENV_PATH = "CRAWL_DECODER_OVERRIDES_PATH"
 DEFAULT_PATH = "config/overrides.yaml"
 
+#: ``overrides due``'s exit status when at least one override is past its review date.
+EXIT_OVERDUE = 3
+DUE_EXIT_STATUSES = """\
+exit status:
+  0  nothing is overdue (overrides merely due within the window are listed, still 0)
+  1  the overrides file is missing, unreadable or invalid (its problems on stderr)
+  2  usage error (a bad --within or --today)
+  3  at least one override is overdue: alert on it (cron, CI)"""
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -54,7 +65,11 @@ def register(subparsers) -> None:
     validate.add_argument("file", metavar="FILE", help="the overrides file")
     validate.set_defaults(func=run_validate)
 
-    due_parser = commands.add_parser("due", help="list overrides overdue or due for review soon")
+    due_parser = commands.add_parser(
+        "due", help="list overrides overdue or due for review soon; exit 3 if any is overdue",
+        description="Lists overrides past their review_by date (OVERDUE), then those whose review_by\n"
+        "falls within the window (due).  An override is overdue the day after its review_by date.",
+        epilog=DUE_EXIT_STATUSES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_file(due_parser)
     due_parser.add_argument("--within", type=parse_within, default=dt.timedelta(days=30),
                             help="window ahead of today: 30d (default), 6w, or a number of days")
@@ -147,7 +162,7 @@ def run_due(args: argparse.Namespace) -> int:
     rows += [("OVERDUE" if o in late else "due", o.review_by.isoformat(), o.host, o.encoding, o.mode.value,
               o.owner, str(config.lines.get(o.host, ""))) for o in late + soon]
     print(_table(rows))
-    return 0
+    return EXIT_OVERDUE if late else 0
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -195,9 +210,9 @@ def _yes_no(value: bool | None) -> str:
 
 def _topic_records(args: argparse.Namespace, which: str) -> list[dict]:
     """Readable records of the clean or quarantine topic named by the processor's settings."""
-    from ..serialization.serde import build_serde
     from ..kafka import KafkaConnection
     from ..overrides.topics import recent_records
+    from ..serialization.serde import build_serde
     from ..settings import Settings
 
     settings = Settings.load(args.config)
@@ -242,7 +257,7 @@ def _record(line: str, name: str, number: int) -> dict:
 
 
 def _utc_today() -> dt.date:
-    return dt.datetime.now(dt.timezone.utc).date()
+    return dt.datetime.now(dt.UTC).date()
 
 
 def _table(rows: list[tuple[str, ...]]) -> str:

@@ -52,12 +52,44 @@ DUE = document(
 class TestDue:
     def test_lists_overdue_then_due(self, cli, write):
         status, out, _ = cli("due", str(write(DUE)), "--today", "2027-03-01", "--within", "30d")
-        assert status == 0
+        assert status == 3  # something is overdue
         lines = [line.split() for line in out.splitlines()]
         assert lines[0] == ["STATUS", "REVIEW_BY", "HOST", "ENCODING", "MODE", "OWNER", "LINE"]
         assert lines[1] == ["OVERDUE", "2027-02-01", "late.example", "UTF-8", "force", "crawl-quality", "2"]
         assert lines[2] == ["due", "2027-03-20", "soon.example", "UTF-8", "force", "CRAWL-9", "8"]
         assert len(lines) == 3
+
+    def test_only_due_soon_exits_0(self, cli, write):
+        status, out, _ = cli("due", str(write(DUE)), "--today", "2027-01-20", "--within", "30d")
+        assert status == 0
+        assert [line.split()[:3] for line in out.splitlines()[1:]] == [["due", "2027-02-01", "late.example"]]
+
+    def test_the_review_date_itself_is_due_not_overdue(self, cli, write):
+        status, out, _ = cli("due", str(write(DUE)), "--today", "2027-02-01")
+        assert status == 0 and out.splitlines()[1].split()[:3] == ["due", "2027-02-01", "late.example"]
+        status, out, _ = cli("due", str(write(DUE)), "--today", "2027-02-02")
+        assert status == 3 and out.splitlines()[1].split()[:3] == ["OVERDUE", "2027-02-01", "late.example"]
+
+    def test_overdue_exits_3_even_when_expired_ones_are_ignored(self, cli, write):
+        # expired: ignore stops applying it; it still needs someone to review it.
+        path = write(document(entry(host="late.example", review_by="2027-02-01"),
+                              settings="settings:\n  expired: ignore\n"))
+        status, out, _ = cli("due", str(path), "--today", "2027-03-01")
+        assert status == 3 and "OVERDUE" in out
+
+    def test_missing_file_exits_1(self, cli, tmp_path):
+        status, out, err = cli("due", str(tmp_path / "none.yaml"))
+        assert (status, out) == (1, "")
+        assert err == f"{tmp_path / 'none.yaml'}: file not found\n"
+
+    def test_help_states_the_exit_statuses(self, cli, capsys):
+        with pytest.raises(SystemExit) as exited:
+            cli("due", "--help")
+        assert exited.value.code == 0
+        out = capsys.readouterr().out
+        statuses = out[out.index("exit status:"):].splitlines()[1:]
+        assert [line.split()[0] for line in statuses] == ["0", "1", "2", "3"]
+        assert "overdue" in statuses[3]
 
     def test_window_in_weeks(self, cli, write):
         _, out, _ = cli("due", str(write(DUE)), "--today", "2027-03-01", "--within", "14w")
