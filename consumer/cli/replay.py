@@ -18,7 +18,6 @@ import signal
 import sys
 import threading
 
-from ..serialization.serde import build_serde
 from ..decoding import OverrideTable
 from ..decoding.hosts import parse_host_pattern
 from ..engine import EngineFatalError
@@ -36,6 +35,7 @@ from ..replay import (
     parse_offset,
     parse_time,
 )
+from ..serialization.serde import build_serde
 from ..settings import Settings
 
 EPILOG = """\
@@ -51,6 +51,14 @@ offsets and filters:
   since inclusive, until exclusive.  --from-offset/--to-offset are quarantine
   topic offsets, OFFSET (every partition) or PARTITION:OFFSET, half-open
   [from, to); reading never starts before the cursor.
+
+dry run and progress:
+  --dry-run decides every record as the real run would and writes nothing; its
+  summary says what the real run would write ("would be released", "would be
+  requarantined", "would be carried forward": the copies a filtered run makes).
+  The progress line (stderr; a "replay progress" log line when not a terminal)
+  counts quarantine offsets, which reach 100% at the end; records read are
+  fewer than offsets, as transaction markers take offsets too.
 
 exit status:
   0 done; 1 stopped before the end (SIGTERM/SIGINT after the current batch) or a
@@ -92,7 +100,8 @@ def register(subparsers) -> None:
                         help="write still-lossy records again to the quarantine topic with replay_count + 1")
     parser.add_argument("--batch-size", type=_positive, metavar="N", help="records per transaction (default: batch_size)")
     parser.add_argument("--dry-run", action="store_true",
-                        help="decide everything, write and commit nothing; print per host what would change")
+                        help="decide everything, write and commit nothing; print per host what would change and"
+                        " count what would be written (released, requarantined, carried forward)")
     parser.set_defaults(func=run)
 
 

@@ -49,7 +49,13 @@ instead and copy nothing: what follows the stop stays ahead of the cursor.
 
 ``--dry-run`` reads the same range under a throwaway group, decides every
 record the same way, writes and commits nothing, and prints per host what
-would be released and how its decode would change.
+would be released and how its decode would change.  Its summary counts what
+the real run would write: ``would be requarantined``, ``would be carried
+forward`` (the copies a filtered run makes).
+
+Progress (``progress``) is measured in quarantine offsets, not records: the
+transaction markers in a partition take offsets that are never delivered, so a
+count of records never reaches the planned span, while the cursor does.
 """
 
 from __future__ import annotations

@@ -56,6 +56,24 @@ class PartitionRange:
     def remaining(self) -> int:
         return 0 if self.done else self.stop - (self.start if self.cursor is None else self.cursor)
 
+    @property
+    def planned(self) -> int:
+        return self.stop - self.start
+
+    @property
+    def covered(self) -> int:
+        """Offsets of [start, stop) dealt with: all of them once the partition is done.
+
+        Offsets, not records: transaction markers take offsets but are never delivered
+        (read_committed), so a count of records never reaches ``planned``; the end of the
+        partition (or ``--max``) closes the gap.
+        """
+        if self.done:
+            return self.planned
+        if self.cursor is None:
+            return 0
+        return max(0, min(self.cursor, self.stop) - self.start)
+
     def wants(self, offset: int) -> bool:
         return not self.closed and offset < self.stop and (self.cursor is None or self.cursor <= offset)
 
@@ -165,6 +183,18 @@ class ReplayCursor:
     @property
     def remaining(self) -> int:
         return sum(r.remaining for r in self.ranges.values())
+
+    def progress(self) -> tuple[int, int]:
+        """(offsets dealt with, offsets planned) over every planned partition, for the progress line.
+
+        Once the run is exhausted it has dealt with everything it will: every partition it
+        holds is read to its stop (or ``--max`` closed them), and a partition another member
+        of the group holds is that member's to read.  Then the two are equal: 100%.
+        """
+        planned = sum(r.planned for r in self.ranges.values())
+        if self.exhausted():
+            return planned, planned
+        return sum(r.covered for r in self.ranges.values()), planned
 
     # -- the group's rebalances (the engine's own callbacks run inside) -----------------------
 

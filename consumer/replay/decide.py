@@ -67,8 +67,9 @@ class ReplayDecider:
         host = record_host(raw)
         if not self.selection.selects(record, raw, message.partition(), message.offset()):
             # Carried forward: the cursor moves past it, so a later replay must find it after the cursor.
+            # A dry run counts it too (its policy writes nothing): what the real run would copy.
             carried = Output(self.quarantine_topic, message.key(), message.value(), message.headers())
-            return Decision((carried,), Outcome(SKIPPED_BY_FILTER, host, carried=not self.dry_run))
+            return Decision((carried,), Outcome(SKIPPED_BY_FILTER, host, carried=True))
         if record["replay_count"] >= self.max_replays:
             return Decision((), Outcome(SKIPPED_BY_MAX_REPLAYS, host))
         if raw is None:

@@ -123,7 +123,7 @@ class Replayer:
             self._interrupted = not self.engine.run()
         finally:
             if self.progress is not None:
-                self.progress.close(self.summary)
+                self.progress.close(self.summary, done=self.cursor.progress()[0])
         if self._interrupted:
             self.log.warning("replay stopped before the end; run it again to go on", **self.summary.counts())
         self.log.info("replay finished", **self.summary.counts())
@@ -144,7 +144,7 @@ class Replayer:
             self.summary.add(decision.note)
             self._selected_pending -= decision.note.kind != SKIPPED_BY_FILTER
         if self.progress is not None:
-            self.progress.update(self.summary)
+            self.progress.update(self.summary, done=self.cursor.progress()[0])
 
     def _aborted(self, reason: str) -> None:
         self.log.warning("batch aborted, reading it again", reason=reason)
@@ -176,7 +176,11 @@ class Replayer:
     def _plan(self, consumer: Consumer) -> dict[int, PartitionRange]:
         """Per quarantine partition: from the group's cursor to the end offset now (or --to-offset)."""
         ranges = self._ranges(consumer)
-        self.progress = self.progress or Progress(sum(r.remaining for r in ranges.values()))
+        planned = sum(r.planned for r in ranges.values())  # offsets, transaction markers included
+        if self.progress is None:
+            self.progress = Progress(planned)
+        else:
+            self.progress.total = planned
         self.log.info("replay starting", partitions={p: (r.start, r.stop) for p, r in ranges.items()})
         return ranges
 

@@ -25,7 +25,8 @@ class Outcome:
     before: str = "-"
     after: str = "-"
     requarantined: bool = False
-    #: The record was written again unchanged so that a later replay still sees it.
+    #: The record is written again unchanged so that a later replay still sees it (a dry run:
+    #: would be; the summary counts it either way, so a dry run shows what the real run copies).
     carried: bool = False
     reason: str | None = None
 
@@ -75,17 +76,17 @@ COUNTS = tuple(f.name for f in fields(Summary) if f.type == "int")
 
 
 def format_summary(summary: Summary, *, dry_run: bool) -> str:
-    """The closing summary, one ``name: count`` per line."""
-    verb = "would be released" if dry_run else "released"
+    """The closing summary, one ``name: count`` per line; a dry run's writes read "would be ..."."""
+    would = "would be " if dry_run else ""
     lines = [
         f"read: {summary.read}",
-        f"{verb}: {summary.released}",
+        f"{would}released: {summary.released}",
         f"still lossy: {summary.still_lossy}",
         f"still unreadable: {summary.still_unreadable}",
         f"skipped by filter: {summary.skipped_by_filter}",
         f"skipped by max-replays: {summary.skipped_by_max_replays}",
-        f"requarantined: {summary.requarantined}",
-        f"carried forward: {summary.carried_forward}",
+        f"{would}requarantined: {summary.requarantined}",
+        f"{would}carried forward: {summary.carried_forward}",
     ]
     if summary.still_reasons:
         lines.append("still quarantined by reason: " + ", ".join(f"{r} {n}" for r, n in sorted(summary.still_reasons.items())))

@@ -47,6 +47,19 @@ def test_host_filter_releases_only_that_host_and_a_later_run_sees_the_rest_once(
     assert released(outputs) == Counter(k for keys in by_host.values() for k in keys), "every record exactly once"
 
 
+def test_a_filtered_dry_run_counts_the_records_the_real_run_carries_forward(mixed, replay, outputs):
+    ends = outputs.ends()
+    status, out = replay("--dry-run", "--threshold", "2", "--host", "*.example.de")
+    assert status == 0 and outputs.ends() == ends, "a dry run writes nothing"
+    dry = summary_of(out)
+    assert dry["would be released"] == 8 and dry["skipped by filter"] == dry["would be carried forward"] == 4
+    status, out = replay("--threshold", "2", "--host", "*.example.de")
+    real = summary_of(out)
+    assert real["released"] == 8 and real["carried forward"] == 4, "what the dry run announced"
+    copies = [r for r in outputs.quarantine() if r["offset"] >= ends["quarantine"][0]]
+    assert sorted(r["key"] for r in copies) == sorted(mixed[0]["www.example.at"]), "the 4 copies were written"
+
+
 def test_exact_host_does_not_cover_subdomains(mixed, replay, outputs):
     by_host, _ = mixed
     replay("--threshold", "2", "--host", "example.de", "--host", "www.example.at")
@@ -54,7 +67,7 @@ def test_exact_host_does_not_cover_subdomains(mixed, replay, outputs):
 
 
 def test_reason_filter(mixed, replay, outputs):
-    status, out = replay("--threshold", "2", "--reason", "too-large")
+    _status, out = replay("--threshold", "2", "--reason", "too-large")
     assert summary_of(out)["released"] == 0 and summary_of(out)["skipped by filter"] == 12
     status, out = replay("--threshold", "2", "--reason", "lossy")
     assert summary_of(out)["released"] == 12, "the carried records are found by the next run"

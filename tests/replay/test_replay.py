@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from consumer.decoding import OverrideTable
@@ -86,6 +87,30 @@ def test_a_threshold_releases_pages_with_few_replacements_and_is_recorded(quaran
         assert record["replacements"] == 3 and record["replacement_threshold"] == 5
         assert record["text"].count("\ufffd") == 3
         assert (record["encoding"], record["source"]) == ("UTF-8", "meta-prescan")
+
+
+def test_progress_reaches_the_end_though_transaction_markers_take_offsets(quarantine, replay, outputs):
+    quarantine(damaged_items(30, 2, "p"))
+    planned = sum(outputs.ends()["quarantine"].values())
+    assert planned > 30, "premise: the processor's transactions left markers among the 30 records"
+
+    status, out = replay()
+    assert status == 0 and summary_of(out)["read"] == 30
+    progress = [entry for entry in json_lines(replay.err) if entry.get("event") == "replay progress"]
+    assert progress, replay.err
+    last = progress[-1]
+    assert last["offsets_done"] == last["offsets_total"] == planned, "100%, markers included"
+    assert last["read"] == 30
+
+
+def json_lines(text: str) -> list[dict]:
+    found = []
+    for line in text.splitlines():
+        try:
+            found.append(json.loads(line))
+        except ValueError:
+            continue  # librdkafka's own lines
+    return found
 
 
 def test_dry_run_writes_and_commits_nothing_and_shows_what_would_change(

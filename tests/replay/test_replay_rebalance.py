@@ -108,7 +108,7 @@ class StallOnce(Progress):
         self.after, self.seconds, self.calls = after, seconds, 0
         self.stalled = threading.Event()
 
-    def update(self, summary, *, force: bool = False) -> None:
+    def update(self, summary, *, done: int | None = None, force: bool = False) -> None:
         self.calls += 1
         if self.calls == self.after:
             time.sleep(self.seconds)  # a stall past max.poll.interval.ms: the group goes on without us
@@ -140,7 +140,7 @@ def test_partitions_lost_in_a_stall_are_read_again_and_each_record_released_once
     def run() -> None:
         try:
             outcome["summary"] = replayer.run()
-        except BaseException as exc:  # reported by the test
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
             outcome["error"] = exc
 
     with capture_logs() as logs:

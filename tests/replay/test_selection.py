@@ -92,7 +92,19 @@ def test_progress_is_one_rewritten_line_on_a_terminal():
     progress = Progress(10, stream=stream, clock=iter(range(0, 100, 1)).__next__)
     summary = Summary()
     summary.add(Outcome("released", "a.example"))
-    progress.update(summary)
-    progress.close(summary)
+    progress.update(summary, done=4)
+    assert " 40% of 10 offsets: 1 read, 1 released" in stream.getvalue()
+    progress.close(summary, done=10)
     assert stream.getvalue().count("\r") == 2 and stream.getvalue().endswith("\n")
-    assert "1/10 read, 1 released" in stream.getvalue()
+    # The offsets reach the end though fewer records were read: the rest were transaction markers.
+    assert stream.getvalue().rstrip("\n").rpartition("\r")[2].startswith("[" + "#" * 30 + "] 100% of 10 offsets: 1 read")
+
+
+def test_summary_of_a_dry_run_says_what_would_be_written():
+    summary = Summary()
+    summary.add(Outcome("skipped_by_filter", "b.example", carried=True))
+    summary.add(Outcome("still_lossy", "a.example", requarantined=True, reason="lossy"))
+    dry = format_summary(summary, dry_run=True).splitlines()
+    assert "would be carried forward: 1" in dry and "would be requarantined: 1" in dry
+    real = format_summary(summary, dry_run=False).splitlines()
+    assert "carried forward: 1" in real and "requarantined: 1" in real
