@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from consumer.decoding.codecs import (  # noqa: E402
+from consumer.decoding.codecs import (
     big5,
     decode_bytes,
     decode_strict,

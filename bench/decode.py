@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from consumer.decoding import decode, prescan  # noqa: E402
+from consumer.decoding import decode, prescan
 
 UTF8_LOCALES = ["en_US", "fr_FR", "de_DE", "ja_JP", "zh_CN", "ru_RU", "es_ES", "pt_BR", "ko_KR", "it_IT"]
 LEGACY = [("ja_JP", "Shift_JIS", "cp932"), ("zh_CN", "GBK", "gbk"), ("ru_RU", "windows-1251", "cp1251"),
@@ -98,7 +98,7 @@ def timed(fn, corpus) -> tuple[float, list[str]]:
 
 
 def exact_share(outputs: list[str], corpus) -> float:
-    return sum(out == expected for out, (_, _, expected) in zip(outputs, corpus)) / len(corpus)
+    return sum(out == expected for out, (_, _, expected) in zip(outputs, corpus, strict=True)) / len(corpus)
 
 
 def main() -> None:

@@ -24,9 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "decoding" / "detection")]
 
 import charset_normalizer  # noqa: E402
-from corpus import LOCALES, Page, catalog_corpus, corpus, decode, page  # noqa: E402
 
 from consumer.decoding.detection import detect  # noqa: E402
+
+from corpus import LOCALES, Page, catalog_corpus, corpus, decode, page  # noqa: E402
 
 SPEED_SIZE = 50 * 1024
 

@@ -209,7 +209,7 @@ def table(times: dict[str, list[float]], size: int, payload: int) -> str:
             f"{read / seconds:.4f}", f"{statistics.median(times['warcio']) / seconds:.2f}",
         ))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in rows)
+    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True)) for row in rows)
 
 
 if __name__ == "__main__":

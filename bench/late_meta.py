@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from consumer.decoding.late_meta import late_meta  # noqa: E402
+from consumer.decoding.late_meta import late_meta
 
 SIZES = [("64 KiB", 64 * 1024), ("1 MiB", 1 << 20), ("4 MiB", 4 << 20), ("16 MiB", 16 << 20)]
 

@@ -65,7 +65,12 @@ def trap_samples() -> list[Sample]:
             gzip.compress(b"\0" * (64 * 1024 * 1024)),
             (("Content-Type", "text/html"), ("Content-Encoding", "gzip")),
         ),
-        Sample("oversize-body", "https://huge.example.com/", b"<p>" + b"x" * (DEMO_BODY_LIMIT + 1), (("Content-Type", "text/html"),)),
+        Sample(
+            "oversize-body",
+            "https://huge.example.com/",
+            b"<p>" + b"x" * (DEMO_BODY_LIMIT + 1),
+            (("Content-Type", "text/html"),),
+        ),
     ]
 
 
@@ -127,7 +132,11 @@ def _bootstrap():
     external = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
     if external:
         return external, None
-    print("starting a local Kafka broker (the first run downloads its jars from Maven Central)...", file=sys.stderr, flush=True)
+    print(
+        "starting a local Kafka broker (the first run downloads its jars from Maven Central)...",
+        file=sys.stderr,
+        flush=True,
+    )
     return start_dev_broker()
 
 
@@ -199,6 +208,6 @@ def format_rows(rows: list[Row]) -> str:
     lines = []
     for row in [header, *rows]:
         cells = [getattr(row, f) for f in Row.__dataclass_fields__]
-        lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip())
+        lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)

@@ -17,7 +17,9 @@ def register(subparsers) -> None:
         "encoding, source and destination.",
     )
     parser.add_argument(
-        "--logs", action="store_true", help="show the processor's and the Kafka clients' logs (info and above) on stderr"
+        "--logs",
+        action="store_true",
+        help="show the processor's and the Kafka clients' logs (info and above) on stderr",
     )
     parser.set_defaults(func=run)
 

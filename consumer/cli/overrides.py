@@ -237,7 +237,7 @@ def _jsonl(path: Path) -> Iterator[dict]:
     """Clean records, one JSON object per line; a bad line is reported with its number."""
     name = "<stdin>" if str(path) == "-" else str(path)
     try:
-        file = contextlib.nullcontext(sys.stdin) if str(path) == "-" else open(path, encoding="utf-8")
+        file = contextlib.nullcontext(sys.stdin) if str(path) == "-" else open(path, encoding="utf-8")  # noqa: SIM115 - the with below closes it
     except OSError as exc:
         raise OverridesError(name, [Problem(None, f"cannot read: {exc.strerror or exc}")]) from exc
     with file as lines:
@@ -262,4 +262,4 @@ def _utc_today() -> dt.date:
 
 def _table(rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows)

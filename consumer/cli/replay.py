@@ -80,15 +80,17 @@ def register(subparsers) -> None:
     parser.add_argument("--threshold", type=_non_negative, metavar="N",
                         help="accept decodes with at most N replacement characters (default: replacement_threshold"
                         " setting); recorded in the clean record's replacement_threshold")
-    parser.add_argument("--group", help="consumer group of the replay cursor (default: <group_id>-replay); a new group starts at"
-                        " the earliest offset and would release again what another group already released")
+    parser.add_argument("--group", help="consumer group of the replay cursor (default: <group_id>-replay); a new group"
+                        " starts at the earliest offset and would release again what another group already released")
     parser.add_argument("--transactional-id", help="producer transactional.id (default: <transactional_id>-replay)")
     parser.add_argument("--host", type=_arg(parse_host_pattern), action="append", default=[], metavar="PATTERN",
                         help="only records of this host: exact, or *.suffix for sub-domains (repeatable)")
     parser.add_argument("--reason", action="append", default=[], metavar="R",
                         help="only records quarantined for this reason, e.g. lossy (repeatable)")
-    parser.add_argument("--since", type=_arg(parse_time), metavar="ISO", help="only records whose landing timestamp >= ISO")
-    parser.add_argument("--until", type=_arg(parse_time), metavar="ISO", help="only records whose landing timestamp < ISO")
+    parser.add_argument("--since", type=_arg(parse_time), metavar="ISO",
+                        help="only records whose landing timestamp >= ISO")
+    parser.add_argument("--until", type=_arg(parse_time), metavar="ISO",
+                        help="only records whose landing timestamp < ISO")
     parser.add_argument("--from-offset", type=_arg(parse_offset), action="append", default=[], metavar="[P:]OFFSET",
                         help="only quarantine records at or after this offset (repeatable per partition)")
     parser.add_argument("--to-offset", type=_arg(parse_offset), action="append", default=[], metavar="[P:]OFFSET",
@@ -98,7 +100,8 @@ def register(subparsers) -> None:
                         help=f"skip records already replayed N times (default {DEFAULT_MAX_REPLAYS})")
     parser.add_argument("--requarantine", action="store_true",
                         help="write still-lossy records again to the quarantine topic with replay_count + 1")
-    parser.add_argument("--batch-size", type=_positive, metavar="N", help="records per transaction (default: batch_size)")
+    parser.add_argument("--batch-size", type=_positive, metavar="N",
+                        help="records per transaction (default: batch_size)")
     parser.add_argument("--dry-run", action="store_true",
                         help="decide everything, write and commit nothing; print per host what would change and"
                         " count what would be written (released, requarantined, carried forward)")

@@ -13,7 +13,6 @@ combined header value, with "get, decode, and split"
 from __future__ import annotations
 
 import functools
-
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field

@@ -175,10 +175,7 @@ TLD_HINTS: dict[str, tuple[str, ...]] = {
     "lt": ("windows-1257",),
     "lv": ("windows-1257",),
     "ee": ("windows-1257",),
-    **{
-        tld: _ARABIC
-        for tld in "ae bh dz eg iq ir jo kw lb ly ma om ps qa sa sd sy tn ye".split()
-    },
+    **dict.fromkeys("ae bh dz eg iq ir jo kw lb ly ma om ps qa sa sd sy tn ye".split(), _ARABIC),
 }
 #: Nats added for the first hinted encoding; each next one gets half a nat less.
 #: Large enough to settle near-ties on short pages, small next to the hundreds of

@@ -65,7 +65,10 @@ import re
 from collections.abc import Callable
 
 from .labels import get_encoding
-from .prescan import _ATTRIBUTE, PRESCAN_BYTES, _find_meta
+from .prescan import PRESCAN_BYTES
+
+# The prescan's "get an attribute" pattern reads a late <meta>'s attributes; its search finds "<meta".
+from .prescan.fast import _ATTRIBUTE, _find_meta
 
 #: How far ``late_meta`` looks by default.
 LATE_META_LIMIT = 65536
@@ -125,7 +128,9 @@ _DOUBLE_ESCAPED = (
     rb"<" + _SCRIPT_WORD + rb"(?:" + _ESCAPED_TEXT + rb"|<(?!/" + _SCRIPT_WORD + rb"))*+(?:</" + _SCRIPT_WORD + rb")?+"
 )
 # "<!" then the dashes of "<!--", which count as the escaped dash dash state's.
-_ESCAPED = rb"<!(?=--)(?:" + _ESCAPED_TEXT + rb"|<(?!/?" + _SCRIPT_WORD + rb")|" + _DOUBLE_ESCAPED + rb")*+(?:-{2,}+>)?+"
+_ESCAPED = (
+    rb"<!(?=--)(?:" + _ESCAPED_TEXT + rb"|<(?!/?" + _SCRIPT_WORD + rb")|" + _DOUBLE_ESCAPED + rb")*+(?:-{2,}+>)?+"
+)
 _SCRIPT_DATA = rb"(?:[^<]++|<(?!/" + _SCRIPT_WORD + rb"|!--)|" + _ESCAPED + rb")*+"
 _SCRIPT_CONTENT = _SCRIPT_DATA + rb"</" + _named(rb"script") + _ATTRS
 
@@ -212,7 +217,7 @@ def _scan(body: bytes, end: int) -> tuple[str | None, int, str | None]:
         position = _SKIP.match(body, position, end).end()
         # Chromium stops after the first token at which it is out of the head with 1024 characters
         # consumed.  The token before this one ended here, and every later one ends later.
-        if position >= end or not in_head and position >= PRESCAN_BYTES:
+        if position >= end or (not in_head and position >= PRESCAN_BYTES):
             return None, -1, unknown
         tag = _TAG.match(body, position, end)
         if tag is None:  # a tag, comment or bogus markup that runs out of bytes: nothing more is emitted

@@ -81,7 +81,7 @@ MEDIA_FAMILIES = ("image", "audio", "video", "font", "model", "application", "mu
 
 # The standard's binary data bytes: the C0 controls but TAB, LF, FF, CR and ESC
 # (ESC starts ISO-2022-JP's escapes).
-_BINARY_DATA_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
+_BINARY_DATA_BYTES = bytes([*range(0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
 _WHITESPACE_BYTES = b"\t\n\x0c\r "
 _TAG_TERMINATING_BYTES = b" >"
 _BOMS = (b"\xfe\xff", b"\xff\xfe", b"\xef\xbb\xbf")

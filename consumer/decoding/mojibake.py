@@ -35,7 +35,9 @@ def _trie(encodings: list[bytes]) -> bytes:
 # lets the engine skip to candidates at memchr speed, even in accented text.
 # A continuation byte 0x80-0xBF shows as U+0080-U+00BF (C2 80-BF) or as one of
 # windows-1252's punctuation characters.
-_CONTINUATION = rb"(?:\xc2[\x80-\xbf]|" + _trie([char.encode("utf-8") for char in _CP1252_80_9F if char > "\xbf"]) + rb")"
+_CONTINUATION = (
+    rb"(?:\xc2[\x80-\xbf]|" + _trie([char.encode("utf-8") for char in _CP1252_80_9F if char > "\xbf"]) + rb")"
+)
 # Two-byte leads whose characters are plausible in text: Latin-1 and Latin
 # Extended (C2-C9), Greek (CE-CF), Cyrillic (D0-D3), Hebrew letters (D7),
 # Arabic (D8-DB).  Leads decoding to IPA, combining marks, Armenian or NKo are

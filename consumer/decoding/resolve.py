@@ -71,7 +71,7 @@ def decode(
     bytes rather than the text (the processor writes a UTF-8 page's bytes as
     its text, ``text_utf8``); one that reads the text pays for the check too.
     """
-    if type(body) is not bytes:  # noqa: E721 - a bytes subclass is copied too
+    if type(body) is not bytes:  # a bytes subclass is copied too
         body = bytes(body)
     facts = content_type_facts(content_type)
     # Not text at all (an image, a PDF): nothing to decode (mime_sniff.py).  A text/html type is

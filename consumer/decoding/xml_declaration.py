@@ -34,7 +34,8 @@ _S = rb"[\x20\t\r\n]"
 _EQ = _S + rb"*=" + _S + rb"*"
 _XML_DECL = re.compile(
     rb"<\?xml" + _S + rb"+version" + _EQ + rb"""(?:'1\.[0-9]+'|"1\.[0-9]+")"""
-    rb"(?:" + _S + rb"+encoding" + _EQ + rb"""(?:"(?P<dq>[A-Za-z][A-Za-z0-9._\-]*)"|'(?P<sq>[A-Za-z][A-Za-z0-9._\-]*)'))?"""
+    rb"(?:" + _S + rb"+encoding" + _EQ
+    + rb"""(?:"(?P<dq>[A-Za-z][A-Za-z0-9._\-]*)"|'(?P<sq>[A-Za-z][A-Za-z0-9._\-]*)'))?"""
     rb"(?:" + _S + rb"+standalone" + _EQ + rb"""(?:'(?:yes|no)'|"(?:yes|no)"))?"""
     + _S + rb"*\?>"
 )

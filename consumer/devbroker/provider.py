@@ -64,7 +64,7 @@ def docker_available() -> bool:
         import docker
 
         return bool(docker.from_env(timeout=3).ping())
-    except Exception:  # no package, no socket, no permission: all mean "no engine"
+    except Exception:  # noqa: BLE001 - no package, no socket, no permission: all mean "no engine"
         return False
 
 

@@ -84,7 +84,7 @@ def warc_date_ms(value: str) -> int | None:
     year, month, day, hour, minute, second, fraction = match.groups()
     try:
         moment = dt.datetime(
-            int(year), int(month), int(day), int(hour), int(minute), int(second), tzinfo=dt.timezone.utc
+            int(year), int(month), int(day), int(hour), int(minute), int(second), tzinfo=dt.UTC
         )
     except ValueError:
         return None

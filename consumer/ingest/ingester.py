@@ -261,8 +261,8 @@ class _InputRun:
     def _malformed(self, entry: Entry, reason: str, batch: _Batch) -> str:
         batch.kinds[MALFORMED] += 1
         batch.malformed.append(MalformedRecord(self.source.name, entry.offset, reason))
-        action = "stopping" if self.options.stop_on_malformed else "skipped"
-        self.log.warning(f"malformed record {action}", offset=entry.offset, reason=reason)
+        event = "malformed record stopping" if self.options.stop_on_malformed else "malformed record skipped"
+        self.log.warning(event, offset=entry.offset, reason=reason)
         return MALFORMED
 
     def _produce(self, record: dict, entry: Entry) -> None:

@@ -26,7 +26,7 @@ HeaderText = str | bytes
 Headers = Mapping[HeaderText, HeaderText] | Iterable[tuple[HeaderText, HeaderText]]
 FetchedAt = dt.datetime | int | None
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _OWS = " \t\r\n"
 
 

@@ -49,8 +49,10 @@ def format_tally(tally: Tally, seconds: float) -> str:
     rate = tally.bytes_read / seconds / 1e6 if seconds > 0 else 0.0
     skipped = tally.skipped()
     lines = [
-        f"files: {tally.files_done} done, {tally.files_resumed} resumed, {tally.files_already_done} already done, "
-        f"{tally.files_failed} failed",
+        (
+            f"files: {tally.files_done} done, {tally.files_resumed} resumed, {tally.files_already_done} already done, "
+            f"{tally.files_failed} failed"
+        ),
         f"records read: {tally.records} ({tally.bytes_read / 1e6:.1f} MB in {seconds:.1f} s, {rate:.1f} MB/s)",
         f"written to the landing topic: {tally.written} responses"
         + (f" ({tally.cut} bodies cut at the limit)" if tally.cut else ""),

@@ -352,7 +352,7 @@ class Metrics:
         def read() -> float:
             try:
                 return 1.0 if is_ready() else 0.0
-            except Exception:  # a failing check means "not ready", never a failed scrape
+            except Exception:  # noqa: BLE001 - a failing check means "not ready", never a failed scrape
                 return 0.0
 
         self._ready.set_function(read)

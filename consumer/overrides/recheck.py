@@ -85,7 +85,9 @@ def _compare(raw: Mapping, body: bytes | None, where: str, before: str, text_now
     if text_now is None:  # a quarantined record: compare with what the current overrides give
         text_now = decode(body, content_type, raw["url"], current).text
     normal = decode(body, content_type, raw["url"], None)
-    return Recheck(raw["url"], where, before, f"{normal.encoding}/{normal.source}", normal.text == text_now, normal.lossy)
+    return Recheck(
+        raw["url"], where, before, f"{normal.encoding}/{normal.source}", normal.text == text_now, normal.lossy
+    )
 
 
 def host_matcher(pattern: str) -> Callable[[str], bool]:

@@ -139,7 +139,9 @@ def format_report(rows: Iterable[ReportRow]) -> str:
     """A plain aligned table, one override per line, for a terminal or a ticket."""
     lines = [_COLUMNS] + [_cells(row) for row in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(len(_COLUMNS))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines
+    )
 
 
 def _cells(row: ReportRow) -> tuple[str, ...]:

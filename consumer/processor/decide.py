@@ -63,7 +63,9 @@ class Decider:
             if exc.reason is None:  # not the message's fault (registry down): stop, do not quarantine
                 raise
             reason = exc.reason
-            return self._router.unreadable(reason, str(exc), origin, key=message.key(), value=value, kafka_headers=headers)
+            return self._router.unreadable(
+                reason, str(exc), origin, key=message.key(), value=value, kafka_headers=headers
+            )
         return self._router.route(raw, origin, key=message.key(), kafka_headers=headers, overrides=self._overrides())
 
     def _fit(self, message: Message, routed: Routed) -> Routed:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from ..decoding import Decoded, OverrideTable, decode, text_utf8
 from ..decoding.content_type import extract_mime_type
 from ..decoding.decoded import binary_decoded
-from ..decoding.mime_sniff import declared_non_text
 from ..decoding.hosts import host_of
+from ..decoding.mime_sniff import declared_non_text
 from . import content_encoding
 from .records import Origin, Shadow, clean_record, header_value, quarantine_record
 
@@ -101,7 +101,9 @@ class Router:
             # An image or a video is not text whatever its size or Content-Encoding: set aside unread
             # (a large video is a skip, not a too-large quarantine).
             return self._not_text(binary_decoded(declared), host, quarantine)
-        encoding_header = None if raw.get("content_encoding_removed") else header_value(raw["headers"], "content-encoding")
+        encoding_header = (
+            None if raw.get("content_encoding_removed") else header_value(raw["headers"], "content-encoding")
+        )
         body = content_encoding.undo(raw["body"], encoding_header, self.max_body_bytes)
         if isinstance(body, content_encoding.Refusal):
             return quarantine(body.reason, error=body.detail)

@@ -123,7 +123,9 @@ class ReplayCursor:
         if not self.ranges:
             return  # nothing to read: exhausted at once
         if self._subscribe:
-            consumer.subscribe([self.topic], on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost)
+            consumer.subscribe(
+                [self.topic], on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost
+            )
             return
         consumer.assign([r.topic_partition() for r in self.ranges.values()])
         self._hold(list(self.ranges))

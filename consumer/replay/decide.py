@@ -108,7 +108,12 @@ class ReplayDecider:
 
     def _still(self, routed: Routed, kind: str, host: str | None, record: dict) -> Decision[Outcome]:
         outcome = Outcome(
-            kind, host, _attempt(record["attempt"]), _described(routed), requarantined=self.requarantine, reason=routed.reason
+            kind,
+            host,
+            _attempt(record["attempt"]),
+            _described(routed),
+            requarantined=self.requarantine,
+            reason=routed.reason,
         )
         if not self.requarantine:
             return Decision((), outcome)

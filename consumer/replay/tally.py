@@ -89,7 +89,8 @@ def format_summary(summary: Summary, *, dry_run: bool) -> str:
         f"{would}carried forward: {summary.carried_forward}",
     ]
     if summary.still_reasons:
-        lines.append("still quarantined by reason: " + ", ".join(f"{r} {n}" for r, n in sorted(summary.still_reasons.items())))
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(summary.still_reasons.items()))
+        lines.append("still quarantined by reason: " + reasons)
     return "\n".join(lines)
 
 

@@ -175,7 +175,7 @@ def samples() -> list[Sample]:
         Sample(
             "json-utf8",
             "https://api.example.com/items",
-            '{"name": "Zoë", "price": "12 €"}'.encode("utf-8"),
+            '{"name": "Zoë", "price": "12 €"}'.encode(),
             (("Content-Type", "application/json; charset=iso-8859-1"),),
             "UTF-8", "json", "Zoë",
         ),
@@ -197,7 +197,9 @@ def samples() -> list[Sample]:
         Sample(
             "lossy-utf8",
             "https://broken.example.com/",
-            _html("Crème brûlée à la française, déjà vu", _meta("utf-8")).encode("utf-8").replace(b"vu", b"vu \xff\xe2\x82"),
+            _html("Crème brûlée à la française, déjà vu", _meta("utf-8"))
+            .encode("utf-8")
+            .replace(b"vu", b"vu \xff\xe2\x82"),
             (CT_HTML,),
             "UTF-8", "meta-prescan", None,
             "declared and mostly UTF-8, with invalid bytes: quarantined, never guessed into mojibake",

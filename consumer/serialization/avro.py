@@ -22,8 +22,8 @@ from fastavro import schemaless_reader, schemaless_writer
 from fastavro.read import SchemaResolutionError
 
 from ..exceptions import ConfigError
-from .exceptions import CorruptRecordError, IncompatibleSchemaError, InvalidRecordError, UnknownSchemaError
 from .encoding import Unencodable, Write, compile_writer
+from .exceptions import CorruptRecordError, IncompatibleSchemaError, InvalidRecordError, UnknownSchemaError
 from .framing import Framing, confluent_header, read_header, single_object_header
 from .registry import SchemaRegistry
 from .schemas import SchemaStore, StoredSchema

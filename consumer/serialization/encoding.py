@@ -38,7 +38,7 @@ from typing import Any
 Write = Callable[[Any, list], None]
 
 _PRIMITIVE = frozenset({"null", "boolean", "int", "long", "double", "bytes", "string"})
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
 _INT_RANGE = range(-(2**31), 2**31)
 _LONG_RANGE = range(-(2**63), 2**63)
@@ -116,7 +116,9 @@ class _Compiler:
         cell: list[Write] = []
         self.named[schema["name"]] = cell
         fields = tuple((field["name"], self.compile(field["type"])) for field in schema["fields"])
-        defaults = {field["name"]: _default(write, field) for field, (_, write) in zip(schema["fields"], fields)}
+        defaults = {
+            field["name"]: _default(write, field) for field, (_, write) in zip(schema["fields"], fields, strict=True)
+        }
         cell.append(_record(fields, {name: encoded for name, encoded in defaults.items() if encoded is not None}))
         return cell[0]
 
@@ -190,7 +192,8 @@ def _array(write_item: Write) -> Write:
 
 def _primitive(kind: str) -> Write:
     return {
-        "null": _null, "boolean": _boolean, "int": _int, "long": _long, "double": _double, "bytes": _bytes, "string": _string,
+        "null": _null, "boolean": _boolean, "int": _int, "long": _long, "double": _double, "bytes": _bytes,
+        "string": _string,
     }[kind]  # fmt: skip
 
 

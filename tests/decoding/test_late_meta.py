@@ -349,7 +349,7 @@ class _ReferenceTokenizer:
         self.chars, self.state = True, back
         return None
 
-    def next_token(self):  # noqa: C901 - one branch per state, as in the source
+    def next_token(self):  # one branch per state, as in the source
         if self.emit_next:
             token, self.emit_next = self.emit_next, None
             return token

@@ -27,7 +27,7 @@ from consumer.decoding.mime_sniff import (
 )
 
 #: The standard's binary data bytes, from its definition (#binary-data-byte).
-BINARY_DATA_BYTES = {*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)}
+BINARY_DATA_BYTES = {*range(0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)}
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
@@ -242,8 +242,8 @@ MP3_FRAME = MP3_FRAME_HEADER + b"\x00" * (128000 * 144 // 44100 - 4)  # 417 byte
         (b"\x00\x00\x00\x1aftypmp42\x00\x00\x00\x00mp42isom\x00\x00", None),  # box size not a multiple of 4
         (b"\x00\x00\x01\x00ftypmp42\x00\x00\x00\x00", None),  # box larger than the header
         # WebM: an EBML header whose DocType (0x42 0x82, a size, the name) is "webm".
-        (b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\xf7\x81\x01\x42\xf2\x81\x04\x42\xf3\x81\x08"
-         b"\x42\x82\x84webm\x42\x87", "video/webm"),
+        ((b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\xf7\x81\x01\x42\xf2\x81\x04\x42\xf3\x81\x08"
+          b"\x42\x82\x84webm\x42\x87"), "video/webm"),
         (b"\x1a\x45\xdf\xa3\x42\x82\x88\x00\x00\x00\x00webm\x00\x00", "video/webm"),  # padded with NULs
         (b"\x1a\x45\xdf\xa3\x9f\x42\x82\x88matroska\x42\x87\x81\x04", None),
         # MP3 without ID3: two Layer III frame headers one frame apart.

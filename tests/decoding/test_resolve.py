@@ -6,11 +6,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from resolve_samples import CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
 
 from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode, text_utf8
 from consumer.overrides.loader import load_overrides
 from consumer.samples import samples
+
+from resolve_samples import CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
 
 
 def override(host="www.example.jp", encoding="Shift_JIS", mode=OverrideMode.FORCE) -> Override:
@@ -194,7 +195,7 @@ def test_xml_declaration_beats_utf8_validity():
 
 
 def test_json_is_utf8_whatever_the_charset_says():
-    decoded = decode('{"a": "Zoë"}'.encode("utf-8"), "application/json; charset=iso-8859-1")
+    decoded = decode('{"a": "Zoë"}'.encode(), "application/json; charset=iso-8859-1")
     assert (decoded.encoding, decoded.source) == ("UTF-8", "json")
     assert decoded.text == '{"a": "Zoë"}'
 

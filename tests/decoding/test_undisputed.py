@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from resolve_samples import ANY_BODIES, ANY_CONTENT_TYPES, CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
 
 from consumer.decoding import Decoded
 from consumer.decoding.resolve import resolve
 from consumer.decoding.response import content_type_facts, read_response
 from consumer.decoding.undisputed import undisputed_utf8
+
+from resolve_samples import ANY_BODIES, ANY_CONTENT_TYPES, CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
 
 
 def _agrees_with_the_resolution(body: bytes, content_type: str | None) -> Decoded | None:

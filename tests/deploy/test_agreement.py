@@ -17,10 +17,11 @@ from pathlib import PurePosixPath
 import pytest
 import yaml
 
-from deploy_support import CHART_DIR, REPO_ROOT, REQUIRED_VALUES, env_of, of_kind, only
 from consumer import settings as settings_module
 from consumer.kafka.config import ENV_VARS as KAFKA_ENV_VARS
 from consumer.settings import DEFAULT_CONFIG_PATH, ENV_PREFIX, Settings
+
+from deploy_support import CHART_DIR, REPO_ROOT, REQUIRED_VALUES, env_of, of_kind, only
 
 #: Settings every replica gets from elsewhere than the config file.
 FROM_ENVIRONMENT = {"transactional_id", "group_instance_id", "schemas_dir", "overrides_path"}
@@ -210,7 +211,7 @@ def test_every_subcommand_the_chart_uses_exists():
     for words in sorted(used):
         # A second word only counts when it is a sub-sub-command (e.g. "overrides report").
         try:
-            parser.parse_args(list(words) + ["--help"])
+            parser.parse_args([*words, "--help"])
         except SystemExit as exit_:
             assert exit_.code == 0, f"`crawl-decoder {' '.join(words)}` is not a command"
 

@@ -9,8 +9,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from deploy_support import RELEASE, VALIDATE_KUBE_VERSIONS, VALUES_ALL_ON, env_of, of_kind, only, pod_specs
 from crd_schemas import CRD_SCHEMAS, KAFKA_AUTH_PARAMETERS, KAFKA_TRIGGER_METADATA
+from deploy_support import RELEASE, VALIDATE_KUBE_VERSIONS, VALUES_ALL_ON, env_of, of_kind, only, pod_specs
 
 FULLNAME = f"{RELEASE}-crawl-decoder"
 

@@ -25,7 +25,7 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from deploy_support import REPO_ROOT, RELEASE, of_kind, only
+from deploy_support import RELEASE, REPO_ROOT, of_kind, only
 from ensure_promtool import PromtoolUnavailable, find_or_build_promtool
 
 NAMESPACE = "crawl"  # what the render fixture passes to helm template

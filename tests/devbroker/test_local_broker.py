@@ -59,7 +59,7 @@ def test_constructor_starts_nothing(tmp_path):
     assert not broker.is_running() and broker.pid is None
     assert not (tmp_path / "unused").exists()
     with pytest.raises(DevBrokerError, match="not been started"):
-        broker.bootstrap_servers
+        broker.bootstrap_servers  # noqa: B018 - the property raises
 
 
 def test_restart_keeps_address_topics_and_data_and_clients_carry_on(seeded_broker, consume):

@@ -16,6 +16,7 @@ from consumer.app import App
 from consumer.ingest import Ingester, IngestOptions
 from consumer.kafka import KafkaConnection, make_consumer
 from consumer.serialization.avro import AvroDeserializer, AvroSerializer
+
 from ingest_helpers import REPO, ingest_command, read_all
 from site_server import serve_site
 
@@ -36,8 +37,8 @@ def ingest(kafka_connection: KafkaConnection, store, topics, checkpoint_topic):
     """``ingest(paths, **options) -> Ingester`` (run to its end, in this process)."""
 
     def run(paths: list[str], **options) -> Ingester:
-        values = dict(landing_topic=topics["landing"], checkpoint_topic=checkpoint_topic,
-                      transactional_id_prefix=f"test-ingest-{uuid.uuid4().hex[:8]}")  # fmt: skip
+        values = {"landing_topic": topics["landing"], "checkpoint_topic": checkpoint_topic,
+                  "transactional_id_prefix": f"test-ingest-{uuid.uuid4().hex[:8]}"}  # fmt: skip
         values.update(options)
         ingester = Ingester(kafka_connection, IngestOptions(**values), AvroSerializer(store, "RawResponse"))
         ingester.run(paths)

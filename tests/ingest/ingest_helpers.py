@@ -12,6 +12,7 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
 from consumer.kafka import KafkaConnection, make_consumer
+
 from site_server import PAGES
 
 REPO = Path(__file__).resolve().parents[2]

@@ -64,7 +64,7 @@ PAGES = {page.path: page for page in _pages()}
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked transfer coding
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server API
+    def do_GET(self) -> None:  # the http.server API
         page = PAGES.get(self.path.split("?")[0])
         if page is None:
             self.send_response(404)

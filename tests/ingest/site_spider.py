@@ -7,6 +7,7 @@ settings an operator adds to a project, here in ``custom_settings``.
 from __future__ import annotations
 
 import os
+from typing import Any, ClassVar
 
 import scrapy
 from scrapy.http import TextResponse
@@ -14,7 +15,7 @@ from scrapy.http import TextResponse
 
 class SiteSpider(scrapy.Spider):
     name = "site"
-    custom_settings = {
+    custom_settings: ClassVar[dict[str, Any]] = {
         "EXTENSIONS": {"consumer.integrations.scrapy.LandingExtension": 500},
         "CRAWL_DECODER_LANDING_TOPIC": os.environ.get("LANDING_TOPIC", "crawl.raw"),
         "CRAWL_DECODER_CRAWL_ID": "scrapy-crawl",
@@ -23,7 +24,7 @@ class SiteSpider(scrapy.Spider):
         "LOG_LEVEL": "INFO",
     }
 
-    start_urls = [os.environ.get("SITE", "http://127.0.0.1") + "/"]
+    start_urls: ClassVar[list[str]] = [os.environ.get("SITE", "http://127.0.0.1") + "/"]
 
     def parse(self, response):
         if isinstance(response, TextResponse):

@@ -8,6 +8,7 @@ import pytest
 
 from consumer.ingest.from_warc import Converted, Malformed, convert, warc_date_ms
 from consumer.ingest.warc import Entry
+
 from warc_samples import chunked, http_block
 
 LIMIT = 1 << 20
@@ -39,7 +40,7 @@ def test_fields_come_from_the_warc_header_and_the_http_block():
             {"name": "Content-Type", "value": "text/html; charset=utf-8"},
             {"name": "Vary", "value": "Accept"},
             {"name": "vary", "value": "Cookie"},
-        ],  # fmt: skip
+        ],
         "body": HTML,
         "truncated": False,
         "content_encoding_removed": False,

@@ -12,6 +12,7 @@ from consumer.ingest.checkpoint import CheckpointStore
 from consumer.ingest.source import open_source
 from consumer.ingest.warc import MALFORMED
 from consumer.serialization.avro import AvroSerializer
+
 from ingest_helpers import read_all
 from warc_samples import WarcBuilder, arc_file, broken_warc_header, chunked, hand_written_response, http_block
 

@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from consumer.kafka import make_consumer
+
 from ingest_helpers import REPO, ingest_command, wait_for
 from warc_samples import WarcBuilder, broken_warc_header, many_pages
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -11,6 +12,7 @@ from consumer.ingest.http_response import NotHttp, ResponseHead, parse_head
 from consumer.ingest.source import open_source
 from consumer.ingest.transfer_coding import remove_transfer_codings
 from consumer.ingest.warc import read_entries
+
 from warc_samples import WarcBuilder, chunked, http_block
 
 CODINGS = st.lists(st.sampled_from(["chunked", "gzip", "deflate", "x-gzip", "compress", "br"]), max_size=3)
@@ -57,7 +59,7 @@ def test_damaged_archives_are_read_to_the_end_every_byte_accounted_for(gzip_memb
 
     assert entries[0].offset == 0 and entries[-1].end == len(data)
     assert all(entry.end > entry.offset for entry in entries)
-    assert all(a.end == b.offset for a, b in zip(entries, entries[1:])), "each byte in one record, good or malformed"
+    assert all(a.end == b.offset for a, b in itertools.pairwise(entries)), "each byte in one record, good or malformed"
     ends = [offset for _, offset in records[1:]] + [len(data)]
-    intact = [record for record, end in zip(records, ends) if end <= first_damage]
+    intact = [record for record, end in zip(records, ends, strict=True) if end <= first_damage]
     assert [(entry.kind, entry.offset) for entry in entries[: len(intact)]] == intact

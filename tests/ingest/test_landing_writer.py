@@ -9,9 +9,10 @@ import pytest
 
 from consumer.ingest import Delivery, DeliveryError, InvalidResponseError, LandingWriter
 from consumer.kafka import KafkaConnection
+
 from ingest_helpers import read_raw_values
 
-FETCHED = dt.datetime(2025, 6, 1, 12, 0, tzinfo=dt.timezone.utc)
+FETCHED = dt.datetime(2025, 6, 1, 12, 0, tzinfo=dt.UTC)
 PAGE = "<html><head><meta charset=shift_jis></head><body>日本語のページ</body></html>".encode("shift_jis")
 
 
@@ -59,10 +60,9 @@ def test_records_that_cannot_be_delivered_are_said_at_close(topics):
 
 
 def test_an_exception_in_the_with_block_is_not_hidden_and_queued_records_still_go(kafka_connection, topics, landing):
-    with pytest.raises(RuntimeError, match="crawler bug"):
-        with LandingWriter(topics["landing"], kafka_connection) as writer:
-            writer.write("https://example.com/before", 200, [], b"ok")
-            raise RuntimeError("crawler bug")
+    with pytest.raises(RuntimeError, match="crawler bug"), LandingWriter(topics["landing"], kafka_connection) as writer:
+        writer.write("https://example.com/before", 200, [], b"ok")
+        raise RuntimeError("crawler bug")
     assert [record["url"] for record in landing()] == ["https://example.com/before"]
 
 

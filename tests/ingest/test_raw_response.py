@@ -9,7 +9,7 @@ import pytest
 from consumer.ingest import InvalidResponseError, raw_response, record_key
 from consumer.serialization.avro import AvroDeserializer, AvroSerializer
 
-FETCHED = dt.datetime(2025, 6, 1, 12, 30, 45, 123456, tzinfo=dt.timezone.utc)
+FETCHED = dt.datetime(2025, 6, 1, 12, 30, 45, 123456, tzinfo=dt.UTC)
 
 
 def test_the_record_reads_back_through_the_processors_deserializer(store):
@@ -24,7 +24,7 @@ def test_the_record_reads_back_through_the_processors_deserializer(store):
         ip="2001:db8::1",
     )
     read = AvroDeserializer(store, "RawResponse")(AvroSerializer(store, "RawResponse")(record))
-    assert read == {**record, "fetched_at": dt.datetime(2025, 6, 1, 12, 30, 45, 123000, tzinfo=dt.timezone.utc)}
+    assert read == {**record, "fetched_at": dt.datetime(2025, 6, 1, 12, 30, 45, 123000, tzinfo=dt.UTC)}
     assert read["headers"][1] == {"name": "Set-Cookie", "value": "a=\u00e9"}, "bytes carried as ISO-8859-1"
     assert record_key(record) == b"https://example.jp/page"
 
@@ -47,7 +47,7 @@ def test_fetched_at_is_milliseconds_since_the_epoch(fetched_at, millis):
 
 
 def test_fetched_at_defaults_to_now():
-    before = int(dt.datetime.now(dt.timezone.utc).timestamp() * 1000)
+    before = int(dt.datetime.now(dt.UTC).timestamp() * 1000)
     assert raw_response("https://e.com/", 200, [], b"")["fetched_at"] >= before
 
 

@@ -10,6 +10,7 @@ import pytest
 from consumer.ingest.exceptions import SourceError
 from consumer.ingest.source import Rewindable, open_source
 from consumer.ingest.warc import MALFORMED, read_entries
+
 from warc_samples import WarcBuilder, arc_file, broken_warc_header, corrupt_gzip_member, http_block
 
 LIMIT = 1 << 20

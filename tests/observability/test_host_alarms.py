@@ -162,7 +162,7 @@ class TestConcurrency:
                 while not done.is_set():
                     for stats in alarms.top(10):
                         assert stats.records <= stats.estimated_records
-            except BaseException as exc:  # surfaced by the assertion below
+            except BaseException as exc:  # noqa: BLE001 - surfaced by the assertion below
                 errors.append(exc)
 
         reader = threading.Thread(target=read)

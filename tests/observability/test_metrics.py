@@ -14,7 +14,6 @@ from consumer.observability.metrics import LABEL_LIMITS, Metrics
 from .scrape import samples, series, value
 
 
-
 def _families(metrics: Metrics) -> list:
     return list(text_string_to_metric_families(metrics.render()[0].decode()))
 

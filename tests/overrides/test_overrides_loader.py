@@ -11,6 +11,7 @@ import pytest
 from consumer.decoding.overrides import Override, OverrideMode
 from consumer.exceptions import ConfigError
 from consumer.overrides import ExpiredPolicy, OverridesError, Problem, load_overrides, parse_overrides
+
 from overrides_samples import SHIPPED, document, entry
 
 # In document(entry(...)) the entry starts on line 2: host 2, encoding 3, mode 4,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from consumer.overrides import Verdict, format_report, parse_overrides, report_from_records
+
 from overrides_samples import document, entry
 
 CONFIG = parse_overrides(document(

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from consumer.overrides import active_table, due, overdue, parse_overrides
+
 from overrides_samples import document, entry
 
 TODAY = dt.date(2027, 3, 15)

@@ -9,6 +9,7 @@ import pytest
 
 from consumer.decoding.overrides import OverrideMode
 from consumer.overrides import ShadowStats, Verdict, parse_overrides, verdict_for
+
 from overrides_samples import document, entry
 
 CDN, JP = parse_overrides(document(entry(host="cdn.example.com"), entry(host="'*.example.jp'"))).overrides

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from consumer.overrides import parse_overrides
+
 from overrides_samples import document, entry
 
 TABLE = parse_overrides(document(

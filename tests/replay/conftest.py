@@ -26,6 +26,7 @@ from consumer.kafka import KafkaConnection, make_consumer, make_producer
 from consumer.observability.logging import configure_logging
 from consumer.serialization.avro import AvroDeserializer, AvroSerializer
 from consumer.serialization.schemas import SchemaStore
+
 from replay_helpers import end_offsets, read_all
 
 
@@ -167,7 +168,8 @@ class ReplayProcess:
 
     def __init__(self, command: list[str], env: dict[str, str], prefix: Path) -> None:
         self.out_path, self.err_path = prefix.with_suffix(".out"), prefix.with_suffix(".err")
-        self._out, self._err = open(self.out_path, "wb"), open(self.err_path, "wb")
+        # Owned by this object: close() closes them.
+        self._out, self._err = open(self.out_path, "wb"), open(self.err_path, "wb")  # noqa: SIM115
         self.popen = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err)
 
     def out(self) -> str:

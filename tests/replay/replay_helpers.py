@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 import yaml
 from confluent_kafka import KafkaError, TopicPartition
 

@@ -12,7 +12,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from confluent_kafka import TopicPartition
 
 from consumer.kafka import make_consumer, make_producer

@@ -69,7 +69,7 @@ def test_exact_host_does_not_cover_subdomains(mixed, replay, outputs):
 def test_reason_filter(mixed, replay, outputs):
     _status, out = replay("--threshold", "2", "--reason", "too-large")
     assert summary_of(out)["released"] == 0 and summary_of(out)["skipped by filter"] == 12
-    status, out = replay("--threshold", "2", "--reason", "lossy")
+    _status, out = replay("--threshold", "2", "--reason", "lossy")
     assert summary_of(out)["released"] == 12, "the carried records are found by the next run"
     assert len(released(outputs)) == 12 and max(released(outputs).values()) == 1
 
@@ -89,11 +89,11 @@ def test_offsets_and_max_bound_the_run(mixed, replay, outputs):
     quarantined = outputs.quarantine()
     by_offset = {r["offset"]: r["key"] for r in quarantined}
     offsets = sorted(by_offset)
-    status, out = replay("--threshold", "2", "--from-offset", f"0:{offsets[2]}", "--to-offset", str(offsets[6]))
+    _status, out = replay("--threshold", "2", "--from-offset", f"0:{offsets[2]}", "--to-offset", str(offsets[6]))
     assert set(released(outputs)) == {by_offset[o] for o in offsets[2:6]}
     assert summary_of(out)["carried forward"] == 2, "the two records before --from-offset are carried"
     assert summary_of(out)["read"] == 6, "nothing at or after --to-offset is read"
-    status, out = replay("--threshold", "2", "--max", "3")
+    _status, out = replay("--threshold", "2", "--max", "3")
     assert summary_of(out)["released"] == 3
-    status, out = replay("--threshold", "2")
+    _status, out = replay("--threshold", "2")
     assert len(released(outputs)) == 12 and max(released(outputs).values()) == 1, "every record exactly once"

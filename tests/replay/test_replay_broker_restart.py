@@ -97,7 +97,7 @@ def test_broker_restart_mid_replay_releases_each_record_exactly_once(own_broker,
     def run() -> None:
         try:
             outcome["summary"] = replayer.run()
-        except BaseException as exc:  # reported by the test
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
             outcome["error"] = exc
 
     thread = threading.Thread(target=run, daemon=True)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from serialization_samples import REPO_SCHEMAS
 
 from consumer.serialization import SchemaRegistry, SchemaStore
+
+from serialization_samples import REPO_SCHEMAS
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 REPO_SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def load_avsc(name: str) -> dict[str, Any]:

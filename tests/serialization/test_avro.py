@@ -5,10 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from avro_spec import canonical_form, rabin64
 from hypothesis import given
 from hypothesis import strategies as st
-from serialization_samples import REPO_SCHEMAS, SAMPLES, UTC, decoded_record, load_avsc, raw_record
 
 from consumer.exceptions import ConfigError
 from consumer.serialization import (
@@ -24,6 +22,9 @@ from consumer.serialization import (
     value_subject,
 )
 from consumer.serialization.framing import confluent_header, single_object_header
+
+from avro_spec import canonical_form, rabin64
+from serialization_samples import REPO_SCHEMAS, SAMPLES, UTC, decoded_record, load_avsc, raw_record
 
 # RawResponse value -> Avro binary payload, worked out by hand from the spec's
 # binary encoding (zig-zag varints, length-prefixed strings/bytes, blocked

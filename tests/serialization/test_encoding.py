@@ -18,15 +18,16 @@ import pytest
 from fastavro import schemaless_writer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from serialization_samples import REPO_SCHEMAS, SAMPLES
 
 from consumer.serialization import AvroSerializer, InvalidRecordError, SchemaStore
 from consumer.serialization.encoding import compile_writer, encode_long
 from consumer.serialization.framing import single_object_header
 
+from serialization_samples import REPO_SCHEMAS, SAMPLES
+
 NAMES = sorted(SAMPLES)
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-_ZONES = st.sampled_from([dt.timezone.utc, dt.timezone(dt.timedelta(hours=9)), dt.timezone(dt.timedelta(hours=-5, minutes=-30))])
+_ZONES = st.sampled_from([dt.UTC, dt.timezone(dt.timedelta(hours=9)), dt.timezone(dt.timedelta(hours=-5, minutes=-30))])
 
 
 @functools.cache

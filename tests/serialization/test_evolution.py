@@ -9,7 +9,6 @@ from io import BytesIO
 import pytest
 from confluent_kafka.schema_registry import Schema
 from fastavro import parse_schema, schemaless_writer
-from serialization_samples import decoded_record, load_avsc, raw_record
 
 from consumer.serialization import (
     AvroDeserializer,
@@ -18,6 +17,8 @@ from consumer.serialization import (
     UnknownSchemaError,
 )
 from consumer.serialization.framing import confluent_header, single_object_header
+
+from serialization_samples import decoded_record, load_avsc, raw_record
 
 RAW_DEFAULTS = {"truncated": False, "content_encoding_removed": False, "crawl_id": None, "ip": None}
 

@@ -9,7 +9,6 @@ import uuid
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from serialization_samples import REPO_SCHEMAS, SAMPLES, UTC
 
 from consumer.serialization import (
     AvroDeserializer,
@@ -19,6 +18,8 @@ from consumer.serialization import (
     SerializationError,
 )
 from consumer.serialization.framing import confluent_header, single_object_header
+
+from serialization_samples import REPO_SCHEMAS, SAMPLES, UTC
 
 NAMES = sorted(SAMPLES)
 PROPERTY = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,7 +17,6 @@ import pytest
 from confluent_kafka.schema_registry import Schema, SchemaReference
 from confluent_kafka.schema_registry._sync.mock_schema_registry_client import MockSchemaRegistryClient
 from fastavro import parse_schema, schemaless_writer
-from serialization_samples import load_avsc, raw_record
 
 from consumer.exceptions import ConfigError
 from consumer.serialization import (
@@ -29,6 +28,8 @@ from consumer.serialization import (
     value_subject,
 )
 from consumer.serialization.framing import confluent_header
+
+from serialization_samples import load_avsc, raw_record
 
 
 class CountingClient(MockSchemaRegistryClient):
@@ -90,7 +91,7 @@ def test_serializer_registers_once_under_the_subject(store, counting):
 def test_lookup_only_when_auto_registration_is_off(store, counting):
     registry = SchemaRegistry("mock://counting", auto_register=False, client=counting)
     serializer = AvroSerializer(store, "RawResponse", registry, "crawl.raw-value")
-    with pytest.raises(ConfigError, match="not registered under subject 'crawl.raw-value'"):
+    with pytest.raises(ConfigError, match=r"not registered under subject 'crawl\.raw-value'"):
         serializer(raw_record())
     # The mock matches schema strings exactly (a real registry compares them parsed),
     # so register the compact JSON the lookup sends.
@@ -173,7 +174,7 @@ def test_registry_settings_validated():
     with pytest.raises(ConfigError, match="http"):
         SchemaRegistry("ftp://registry:8081")
     with pytest.raises(ConfigError, match="rejected"):
-        SchemaRegistry("http://127.0.0.1:1", {"no.such.setting": "x"}).client
+        SchemaRegistry("http://127.0.0.1:1", {"no.such.setting": "x"}).client  # noqa: B018 - the property raises
 
 
 def test_repr_hides_credentials():
@@ -205,5 +206,5 @@ def test_missing_reference_is_unknown(store, registry):
         "crawl.raw-value",
         Schema(json.dumps(writer), "AVRO", [SchemaReference("org.crawler.TlsInfo", "org.crawler.TlsInfo", 3)]),
     )
-    with pytest.raises(UnknownSchemaError, match="references org.crawler.TlsInfo version 3"):
+    with pytest.raises(UnknownSchemaError, match=r"references org\.crawler\.TlsInfo version 3"):
         AvroDeserializer(store, "RawResponse", registry)(confluent_header(schema_id) + b"\x00")

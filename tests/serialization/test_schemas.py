@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from avro_spec import canonical_form, rabin64
 from fastavro import parse_schema
-from serialization_samples import REPO_SCHEMAS, load_avsc
 
 from consumer.serialization import (
     SCHEMAS_DIR_ENV,
@@ -17,6 +15,9 @@ from consumer.serialization import (
     UnknownSchemaError,
     schemas_dir,
 )
+
+from avro_spec import canonical_form, rabin64
+from serialization_samples import REPO_SCHEMAS, load_avsc
 
 FILES = {
     "raw_response": "io.crawldecoder.v1.RawResponse",
@@ -194,10 +195,10 @@ def test_store_reads_the_env_directory(tmp_path, monkeypatch):
 def test_store_errors(tmp_path):
     with pytest.raises(SchemaDefinitionError, match="does not exist"):
         SchemaStore(tmp_path / "missing")
-    with pytest.raises(SchemaDefinitionError, match="no \\*.avsc"):
+    with pytest.raises(SchemaDefinitionError, match=r"no \*\.avsc"):
         SchemaStore(tmp_path)
     (tmp_path / "decoded_response.avsc").write_text((REPO_SCHEMAS / "decoded_response.avsc").read_text())
-    with pytest.raises(SchemaDefinitionError, match="undefined type io.crawldecoder.v1.Header"):
+    with pytest.raises(SchemaDefinitionError, match=r"undefined type io\.crawldecoder\.v1\.Header"):
         SchemaStore(tmp_path)
     (tmp_path / "decoded_response.avsc").write_text("{oops")
     with pytest.raises(SchemaDefinitionError, match="cannot read schema"):

@@ -247,7 +247,7 @@ class Suspects:
 
     def in_text(self, text: str) -> bool:
         """True if Python's *text* may differ from the standard's."""
-        for character in self._characters:
+        for character in self._characters:  # noqa: SIM110 - a plain loop: no generator frame on the decode path
             if character in text:
                 return True
         return False

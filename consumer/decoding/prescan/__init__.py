@@ -25,10 +25,6 @@ Which to call:
 from .fast import COMPILED, DecisionCache, may_declare_a_charset, prescan, prescan_meta, prescan_unknown_label
 from .standard import PRESCAN_BYTES, extract_meta_charset
 
-# late_meta.py reads a late <meta>'s attributes with the prescan's "get an attribute" pattern, and
-# finds "<meta" with its search.
-from .fast import _ATTRIBUTE, _find_meta  # noqa: F401
-
 __all__ = [
     "COMPILED",
     "PRESCAN_BYTES",

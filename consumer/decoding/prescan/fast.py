@@ -284,7 +284,7 @@ def _meta_encoding(attributes: bytes) -> str | None:
     need_pragma: bool | None = None
     charset: str | None = None
     position = 0
-    while not _PRAGMA_NAMES <= seen:
+    while not seen >= _PRAGMA_NAMES:
         attribute = _ATTRIBUTE.match(attributes, position)
         position = attribute.end()
         name = attribute.group("name")

@@ -177,5 +177,5 @@ def test_unknown_encoding_is_a_key_error() -> None:
 def test_supported_is_every_encoding_of_the_standard() -> None:
     from whatwg_reference import all_encodings
 
-    assert SUPPORTED == all_encodings()
+    assert all_encodings() == SUPPORTED
     assert len(SUPPORTED) == 40

@@ -7,14 +7,15 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+
+from consumer.decoding.codecs import decode_bytes
+
 from whatwg_reference import (
     gb18030_four_bytes,
     gb18030_ranges_code_point,
     read_index,
     single_byte_encodings,
 )
-
-from consumer.decoding.codecs import decode_bytes
 
 ERROR = ("\ufffd", 1)
 
@@ -142,7 +143,7 @@ def gb18030_range_pointers() -> list[int]:
     starts = sorted(read_index("gb18030-ranges"))
     ends = [following - 1 for following in starts[1:]] + [1237575]
     pointers = {7456, 7457, 7458, 39419, 39420, 188999, 189000, 1237575, 1237576, 1237577}
-    for start, end in zip(starts, ends):
+    for start, end in zip(starts, ends, strict=True):
         pointers |= {start, end, (start + end) // 2}
     # The first pointer whose four bytes exceed the lead 0xFE.
     return sorted(p for p in pointers if p < 126 * 12600)

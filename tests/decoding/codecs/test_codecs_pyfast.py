@@ -11,10 +11,11 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from whatwg_reference import gb18030_four_bytes, gb18030_ranges_code_point
 
 from consumer.decoding.codecs import big5, euc_jp, euc_kr, gb18030, pyfast, shift_jis
 from consumer.decoding.codecs.cpython import ENCODERS
+
+from whatwg_reference import gb18030_four_bytes, gb18030_ranges_code_point
 
 REFERENCES = {"Shift_JIS": shift_jis, "EUC-JP": euc_jp, "EUC-KR": euc_kr, "Big5": big5, "gb18030": gb18030}
 _PYFAST = {encoding: pyfast.decoders(module) for encoding, module in REFERENCES.items()}
@@ -74,7 +75,7 @@ def test_gb18030_four_byte_other_leads(first: int) -> None:
             data = b"".join(gb18030_four_bytes(p) for p in pointers)
             assert data.decode("gb18030") == "".join(map(chr, expected))
             continue
-        for pointer, code_point in zip(pointers, expected):
+        for pointer, code_point in zip(pointers, expected, strict=True):
             assert python_gb18030(gb18030_four_bytes(pointer)) == (code_point and chr(code_point))
 
 

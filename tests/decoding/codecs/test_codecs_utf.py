@@ -11,9 +11,10 @@ import sysconfig
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from whatwg_reference import spec_utf8_decode, spec_utf16_decode
 
 from consumer.decoding.codecs import decode_bytes, decode_strict, utf16
+
+from whatwg_reference import spec_utf8_decode, spec_utf16_decode
 
 # Every byte class the UTF-8 decoder distinguishes, at its boundaries.
 UTF8_BYTES = bytes(

@@ -97,7 +97,7 @@ def test_long_data_with_one_error_anywhere():
     for position in range(0, len(page), 97):
         damaged = page[:position] + b"\xff" + page[position + 1 :]
         assert utf8.is_valid(damaged) is False
-    emoji_end = page.rindex("😀".encode("utf-8")) + 4
+    emoji_end = page.rindex("😀".encode()) + 4
     assert [utf8.is_valid(page[:end]) for end in range(emoji_end - 4, emoji_end + 1)] == [True, False, False, False, True]
 
 

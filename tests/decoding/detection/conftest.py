@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from corpus import Page, corpus
 
 #: Pages per (locale, encoding) pair and the seed of the accuracy corpus (the model is built from seed 0, other words).

@@ -218,7 +218,7 @@ def catalog_messages(locale: str, root: Path = Path("/usr/share/locale")) -> lis
     for path in sorted((root / _GETTEXT_LANGUAGES[locale] / "LC_MESSAGES").glob("*.mo")):
         try:
             with path.open("rb") as file:
-                catalog = gettext.GNUTranslations(file)._catalog  # noqa: SLF001 - the parsed msgid -> msgstr table
+                catalog = gettext.GNUTranslations(file)._catalog  # private: the parsed msgid -> msgstr table
         except (OSError, UnicodeDecodeError, ValueError):
             continue
         for message in catalog.values():

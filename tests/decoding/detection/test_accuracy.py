@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
-from corpus import LOCALES, Page, decode
 
 from consumer.decoding.detection import detect
+
+from corpus import LOCALES, Page, decode
 
 #: The detector's target: pages decoded to exactly the right text.
 TARGET = 0.97

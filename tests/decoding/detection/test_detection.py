@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from corpus import decode, encode
-from handwritten import TEXTS, html
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding.detection import MAX_EXAMINED, TLD_HINTS, Detection, detect
 from consumer.decoding.labels import ENCODINGS
+
+from corpus import decode, encode
+from handwritten import TEXTS, html
 
 
 def page_in(language: str, encoding: str, repeat: int = 3) -> bytes:
