@@ -5,28 +5,29 @@ its Go module (``go install``, about two to three minutes on two cores; later
 runs reuse the cached binary). The link flags are the ones Helm's own Makefile
 sets, so ``helm version`` reports the release and the default Kubernetes
 version of ``helm template``/``lint`` is the one the Helm release was built
-against, not the v1.20 fallback of a plain ``go install``.
+against, not the v1.20 fallback of a plain ``go install``. The building and
+caching is go_tool.py's.
 
 Usable on its own: ``python tests/deploy/ensure_helm.py`` prints the path.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
+
+from go_tool import CACHE_BIN, GO_FALLBACKS, GoTool, ToolUnavailable, find_go
+
+__all__ = ["CACHE_BIN", "GO_FALLBACKS", "HELM", "HelmUnavailable", "build_helm", "find_go", "find_or_build_helm"]
 
 #: The Helm release the tests use; its Kubernetes modules are v0.36.
 HELM_VERSION = "v3.21.4"
 HELM_K8S_MAJOR, HELM_K8S_MINOR = "1", "36"
 HELM_MODULE = "helm.sh/helm/v3"
 
-CACHE_BIN = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "crawl-decoder" / "bin"
 
-
-class HelmUnavailable(RuntimeError):
+class HelmUnavailable(ToolUnavailable):
     """Neither a helm binary nor a Go toolchain to build one."""
 
 
@@ -42,36 +43,20 @@ def _ldflags() -> str:
     return " ".join(flags)
 
 
-#: Where Go's official archive installs it, for shells whose PATH lacks it.
-GO_FALLBACKS = (Path("/usr/local/go/bin/go"),)
-
-
-def find_go(fallbacks: tuple[Path, ...] = GO_FALLBACKS) -> str | None:
-    return shutil.which("go") or next((str(p) for p in fallbacks if p.exists()), None)
+HELM = GoTool(
+    name="helm",
+    package=f"{HELM_MODULE}/cmd/helm",
+    version=HELM_VERSION,
+    ldflags=_ldflags(),
+    version_args=("version", "--template", "{{.Version}}"),
+    reports_version=lambda out: out.strip() == HELM_VERSION,
+    error=HelmUnavailable,
+)
 
 
 def build_helm(bin_dir: Path, go: str | None) -> Path:
     """``go install`` Helm into *bin_dir* with the *go* binary; raise HelmUnavailable if it is None."""
-    if go is None:
-        raise HelmUnavailable(
-            "helm is not on PATH nor in the cache "
-            f"({bin_dir / 'helm'}), and there is no Go toolchain to build it with "
-            f"`go install {HELM_MODULE}/cmd/helm@{HELM_VERSION}`: install Go (>= 1.24) or helm"
-        )
-    bin_dir.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, GOBIN=str(bin_dir), CGO_ENABLED="0")
-    result = subprocess.run(
-        [go, "install", "-trimpath", f"-ldflags={_ldflags()}", f"{HELM_MODULE}/cmd/helm@{HELM_VERSION}"],
-        env=env, capture_output=True, text=True, timeout=850,  # under pytest-timeout's 900 s
-    )
-    if result.returncode != 0:
-        raise HelmUnavailable(f"go install of helm {HELM_VERSION} failed:\n{result.stderr[-4000:]}")
-    return bin_dir / "helm"
-
-
-def _reports_version(helm: Path) -> bool:
-    result = subprocess.run([str(helm), "version", "--template", "{{.Version}}"], capture_output=True, text=True)
-    return result.returncode == 0 and result.stdout.strip() == HELM_VERSION
+    return HELM.build(bin_dir, go)
 
 
 def find_or_build_helm() -> Path:
@@ -83,10 +68,7 @@ def find_or_build_helm() -> Path:
     on_path = shutil.which("helm")
     if on_path:
         return Path(on_path)
-    cached = CACHE_BIN / "helm"
-    if cached.exists() and _reports_version(cached):
-        return cached
-    return build_helm(CACHE_BIN, find_go())
+    return HELM.find_or_build(CACHE_BIN)
 
 
 if __name__ == "__main__":
