@@ -29,6 +29,12 @@ class OverrideConfig:
     remarks that do not make the file invalid (a label that names another
     encoding than it seems to, such as ``latin1`` meaning windows-1252).
     *lines* maps each override's host to the line of its entry.
+    *has_list* is True when the file has a top-level ``overrides:`` list, be it
+    ``overrides: []``: it says which overrides it wants, none included.  An empty
+    or comments-only file, ``overrides:`` with nothing after it, or a file with
+    only ``settings:`` has none: valid at start (no overrides), but a running
+    processor refuses it as a likely truncated edit or empty render
+    (``reload.OverridesWatcher``).
     """
 
     overrides: tuple[Override, ...] = ()
@@ -36,6 +42,7 @@ class OverrideConfig:
     digest: str = ""
     source: str = ""
     notes: tuple[Problem, ...] = ()
+    has_list: bool = False
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, hash=False)
     table: OverrideTable = field(init=False, compare=False, hash=False, repr=False)
 

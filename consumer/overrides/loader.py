@@ -30,6 +30,11 @@ REQUIRED_KEYS = ("host", "encoding", "mode", "reason", "review_by")
 TOP_KEYS = ("overrides", "settings")
 SETTINGS_KEYS = ("expired",)
 
+#: Said about a file without an ``overrides:`` list (empty, comments only, ``overrides:`` alone).
+NO_LIST_NOTE = ("note: no 'overrides:' list (empty file, comments only, or 'overrides:' with nothing after it): "
+                "no overrides at start, but a running processor refuses it and keeps the overrides in force; "
+                "write 'overrides: []' to mean no overrides")
+
 _NULL_TAG = "tag:yaml.org,2002:null"
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -50,7 +55,9 @@ def load_overrides(path: str | os.PathLike[str]) -> OverrideConfig:
 def parse_overrides(text: str | bytes, source_name: str = "<overrides>") -> OverrideConfig:
     """Validate the text of an overrides file; *source_name* is what error lines start with.
 
-    An empty file (or one holding only comments) is valid and means no overrides.
+    An empty file (or one holding only comments, or no ``overrides:`` list) is valid and
+    means no overrides, with a note: a running processor refuses such a file (see
+    ``OverrideConfig.has_list``); ``overrides: []`` is how a file says "no overrides".
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
     digest = hashlib.sha256(data).hexdigest()
@@ -59,6 +66,8 @@ def parse_overrides(text: str | bytes, source_name: str = "<overrides>") -> Over
     overrides, expired = check.document(root)
     if check.problems:
         raise OverridesError(source_name, sorted(check.problems, key=_by_line))
+    if not check.has_list:
+        check.notes.append(Problem(None, NO_LIST_NOTE))
     return OverrideConfig(
         overrides=tuple(override for override, _ in overrides),
         expired=expired,
@@ -66,6 +75,7 @@ def parse_overrides(text: str | bytes, source_name: str = "<overrides>") -> Over
         source=source_name,
         notes=tuple(check.notes),
         lines={override.host: line for override, line in overrides},
+        has_list=check.has_list,
     )
 
 
@@ -108,6 +118,7 @@ class _Check:
 
     problems: list[Problem] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)
+    has_list: bool = False  # a top-level 'overrides:' list, [] included
 
     def error(self, node: Node, message: str) -> None:
         self.problems.append(Problem(node.start_mark.line + 1, message))
@@ -120,6 +131,7 @@ class _Check:
             return [], ExpiredPolicy.APPLY
         keys = self.keys(root, TOP_KEYS, "top-level key")
         expired = self.settings(keys["settings"]) if "settings" in keys else ExpiredPolicy.APPLY
+        self.has_list = isinstance(keys.get("overrides"), SequenceNode)
         entries = self.entries(keys["overrides"]) if "overrides" in keys else []
         return self.unique(entries), expired
 

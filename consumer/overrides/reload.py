@@ -8,6 +8,14 @@ of the target; when any of them changed it reads the file and compares the
 SHA-256 of its content, which is what decides whether anything changed.  As a
 safety net against coarse mtimes and editors that keep inode and size, the
 content is re-read anyway every *recheck_every* seconds.
+
+On a running processor, a file that vanishes and a file without an
+``overrides:`` list (empty, comments only, ``overrides:`` with nothing after
+it) are the same suspicious change: a deleted ConfigMap key, a truncated edit,
+a template rendered empty.  Both are refused like an invalid file, the last
+good overrides staying in force.  A file meaning "no overrides" says so:
+``overrides: []``.  At start there is nothing to keep, so both mean no
+overrides (a missing file only when *allow_missing*).
 """
 
 from __future__ import annotations
@@ -26,6 +34,10 @@ from .loader import parse_overrides
 _Signature = tuple[str, int, int, int, int] | None
 
 _MISSING = "missing"
+#: Why a running processor refuses a file it cannot tell from a truncated one, and what to write instead.
+NO_LIST = ("no 'overrides:' list: the file is empty, holds only comments or stops at 'overrides:'"
+           " (a truncated edit or an empty template render?)")
+MEANING_NONE = "to remove every override, write 'overrides: []'"
 _ABSENT = "absent since start"  # allow_missing and the file never existed: not a refusal
 _RESTORED = object()  # _check's answer when a refused file is back to the content in force
 
@@ -38,7 +50,9 @@ class OverridesWatcher:
     ``current`` in a single assignment of an immutable object, so a reader never
     sees half a reload.  An invalid one (or the file disappearing) is refused:
     ``current`` keeps the last good config and ``on_rejected(error)`` is called
-    once per distinct bad content, not on every check.  ``on_reload(new, old)``
+    once per distinct bad content, not on every check.  A file without an
+    ``overrides:`` list is refused the same way (see the module docstring).
+    ``on_reload(new, old)``
     is called after each swap.  When a refused file is put back to the content
     in force, byte for byte (a git revert, a helm rollback), nothing is swapped
     but the refusal is over: ``on_restored(current)`` is called, so whatever
@@ -46,8 +60,10 @@ class OverridesWatcher:
     callbacks propagate.
 
     A file missing at construction raises ``OverridesError`` unless
-    *allow_missing*, in which case it means no overrides until the file appears.
+    *allow_missing*, in which case it means no overrides until the file appears
+    (and its going missing again later is no refusal: nothing else was in force).
     An invalid file at construction always raises: there is no last good one.
+    A file without an ``overrides:`` list at construction means no overrides.
     """
 
     def __init__(
@@ -69,6 +85,7 @@ class OverridesWatcher:
         self._recheck_every = recheck_every
         self._lock = threading.Lock()
         self._rejected: str | None = None  # digest (or _MISSING) of the bad content last reported
+        self._absent: OverrideConfig | None = None  # the config in force while the file was missing at start
         self._signature = _signature(self.path)
         self._last_read = clock()
         try:
@@ -78,7 +95,7 @@ class OverridesWatcher:
         if data is None:
             if not allow_missing:
                 raise OverridesError(self.path, [Problem(None, "file not found")])
-            self._current = empty_config(self.path)
+            self._current = self._absent = empty_config(self.path)
             self._rejected = _ABSENT
         else:
             self._current = parse_overrides(data, self.path)
@@ -91,7 +108,8 @@ class OverridesWatcher:
 
     @property
     def rejected(self) -> bool:
-        """True while the file on disk is refused (invalid, unreadable or deleted) and an older config is in force."""
+        """True while the file on disk is refused (invalid, unreadable, deleted or without an ``overrides:`` list)
+        and an older config is in force."""
         return self._rejected not in (None, _ABSENT)
 
     def check(self) -> bool:
@@ -125,7 +143,10 @@ class OverridesWatcher:
         if data is None:
             if self._rejected == _ABSENT:  # allowed to be missing and never seen: nothing to report
                 return None
-            return self._refuse(_MISSING, Problem(None, "file not found"))
+            if self._current is self._absent:  # missing since start, again after a refused file: as in force
+                self._rejected = _ABSENT
+                return _RESTORED
+            return self._refuse(_MISSING, Problem(None, "file not found"), hint=MEANING_NONE)
         digest = hashlib.sha256(data).hexdigest()
         if digest == self._current.digest:
             refused, self._rejected = self.rejected, None
@@ -136,19 +157,22 @@ class OverridesWatcher:
             new = parse_overrides(data, self.path)
         except OverridesError as exc:
             return self._refuse(digest, *exc.problems)
+        if not new.has_list:
+            return self._refuse(digest, Problem(None, NO_LIST), hint=MEANING_NONE)
         old, self._current = self._current, new
         self._rejected = None
         self.loaded_at = now
         return new, old
 
-    def _refuse(self, key: str, *problems: Problem) -> OverridesError | None:
-        """Remember the refused content; an error to report only the first time it is seen."""
+    def _refuse(self, key: str, *problems: Problem, hint: str | None = None) -> OverridesError | None:
+        """Remember the refused content; an error to report only the first time it is seen (*hint* last)."""
         if key == self._rejected:
             return None
         self._rejected = key
         live = self._current.digest[:12] or "none"
         keeping = Problem(None, f"refused; keeping the last good overrides (sha256 {live})")
-        return OverridesError(self.path, (*problems, keeping))
+        advice = () if hint is None else (Problem(None, hint),)
+        return OverridesError(self.path, (*problems, keeping, *advice))
 
     def _read(self) -> bytes | None:
         try:
