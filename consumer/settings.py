@@ -63,6 +63,12 @@ class Settings:
     #: Extra ``*.avsc`` known only as writer schemas (a crawler's newer RawResponse), never as our readers.
     writer_schemas_dir: str = ""
     schema_registry_url: str = ""
+    #: Basic auth to the registry, kept out of the URL (which the chart writes to a ConfigMap): from the
+    #: environment (``CRAWL_DECODER_SCHEMA_REGISTRY_USERNAME``/``_PASSWORD``, a Secret in the chart).
+    schema_registry_username: str = ""
+    schema_registry_password: str = ""
+    #: PEM file of the CA the registry's certificate is checked against; empty: the system's CAs.
+    schema_registry_ca_location: str = ""
     shutdown_timeout_s: float = 30.0
     #: Decodes with at most this many U+FFFD are accepted as clean (0: any is lossy).
     replacement_threshold: int = 0
@@ -95,11 +101,19 @@ class Settings:
             yield "replacement_threshold must not be negative"
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             yield "log_level must be one of debug, info, warning, error"
+        if bool(self.schema_registry_username) != bool(self.schema_registry_password):
+            yield "schema_registry_username and schema_registry_password go together: set both or neither"
+        if ":" in self.schema_registry_username:
+            yield "schema_registry_username must not contain ':' (HTTP basic auth cannot carry it)"
+        if self.schema_registry_username and _without_userinfo(self.schema_registry_url) != self.schema_registry_url:
+            yield "schema registry credentials are both in schema_registry_url and in schema_registry_username: keep one"
 
     def __repr__(self) -> str:
         # The registry URL may carry user:password@ (basic auth); a repr ends up in logs and tracebacks.
         shown = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
         shown["schema_registry_url"] = _without_userinfo(self.schema_registry_url)
+        if self.schema_registry_password:
+            shown["schema_registry_password"] = "***"
         return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     @classmethod

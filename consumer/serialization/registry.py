@@ -26,6 +26,16 @@ _SCHEMES = ("http", "https", "mock")
 _NOT_FOUND = 404
 
 
+def client_config(*, username: str = "", password: str = "", ca_location: str = "") -> dict[str, str]:
+    """``SchemaRegistryClient`` settings for basic auth and a private CA; empty ones are left out."""
+    config: dict[str, str] = {}
+    if username or password:
+        config["basic.auth.user.info"] = f"{username}:{password}"
+    if ca_location:
+        config["ssl.ca.location"] = ca_location
+    return config
+
+
 def value_subject(topic: str) -> str:
     """The subject of a topic's values under the default TopicNameStrategy: ``<topic>-value``."""
     return f"{topic}-value"
