@@ -16,6 +16,7 @@ so another Faker release gives other counts.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections import Counter
 from pathlib import Path
@@ -36,9 +37,7 @@ MIN_COUNT = 3
 def load_corpus() -> ModuleType:
     """tests/decoding/detection/corpus.py, which also makes the evaluation pages (in a checkout, not the wheel)."""
     sys.path.insert(0, str(ROOT / "tests" / "decoding" / "detection"))
-    import corpus
-
-    return corpus
+    return importlib.import_module("corpus")
 
 
 def count(corpus: ModuleType, locale: str) -> Counter[str]:
@@ -53,6 +52,7 @@ def count(corpus: ModuleType, locale: str) -> Counter[str]:
         total += len(sentence)
         if total >= CHARS_PER_LANGUAGE:
             return counts
+    raise ValueError(f"{locale}: the corpus ran out before {CHARS_PER_LANGUAGE} characters")
 
 
 def render(corpus: ModuleType) -> str:

@@ -92,7 +92,7 @@ def _parse_parameters(text: str, position: int) -> dict[str, str]:
         while position < length and text[position] in _HTTP_WHITESPACE:
             position += 1
         name_start = position
-        position = _NOT_SEMICOLON_OR_EQUALS.match(text, position).end()
+        position = _NOT_SEMICOLON_OR_EQUALS.match(text, position).end()  # type: ignore[union-attr]  # X* matches
         name = _ascii_lower(text[name_start:position])
         if position < length:
             if text[position] == ";":
@@ -102,9 +102,9 @@ def _parse_parameters(text: str, position: int) -> dict[str, str]:
             break
         if text[position] == '"':
             parameter_value, position = collect_http_quoted_string(text, position, extract_value=True)
-            position = _NOT_SEMICOLON.match(text, position).end()
+            position = _NOT_SEMICOLON.match(text, position).end()  # type: ignore[union-attr]  # X* matches
         else:
-            end = _NOT_SEMICOLON.match(text, position).end()
+            end = _NOT_SEMICOLON.match(text, position).end()  # type: ignore[union-attr]  # X* matches
             parameter_value = text[position:end].rstrip(_HTTP_WHITESPACE)
             position = end
             if not parameter_value:
@@ -134,7 +134,7 @@ def collect_http_quoted_string(text: str, position: int, *, extract_value: bool 
     position += 1
     length = len(text)
     while True:
-        end = _NOT_QUOTE_OR_BACKSLASH.match(text, position).end()
+        end = _NOT_QUOTE_OR_BACKSLASH.match(text, position).end()  # type: ignore[union-attr]  # X* matches
         pieces.append(text[position:end])
         position = end
         if position >= length:
@@ -167,7 +167,7 @@ def get_decode_split(value: str) -> list[str]:
     length = len(value)
     temporary = ""
     while True:
-        end = _NOT_QUOTE_OR_COMMA.match(value, position).end()
+        end = _NOT_QUOTE_OR_COMMA.match(value, position).end()  # type: ignore[union-attr]  # X* matches
         temporary += value[position:end]
         position = end
         if position < length and value[position] == '"':

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 from .overrides import Override
 
@@ -70,8 +70,9 @@ class Decoded:
     """
 
     text: str = cached_property(_text_of_utf8)  # type: ignore[assignment]
-    encoding: str
-    source: Source
+    # __init__ is written out below (init=False): the order of fields is no signature, text's default no default.
+    encoding: str  # type: ignore[misc]
+    source: Source  # type: ignore[misc]
     replacements: int = 0
     declared: Mapping[str, str | None] = field(default_factory=lambda: NOTHING_DECLARED)
     conflicts: tuple[str, ...] = ()
@@ -128,7 +129,7 @@ class Decoded:
     def lossy(self) -> bool:
         return self.replacements > 0
 
-    def as_dict(self, *, include_text: bool = True) -> dict:
+    def as_dict(self, *, include_text: bool = True) -> dict[str, Any]:
         """A JSON-ready description of the decision (used by the CLI and logs)."""
         out = {
             "encoding": self.encoding,

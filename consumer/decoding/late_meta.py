@@ -214,7 +214,7 @@ def _scan(body: bytes, end: int) -> tuple[str | None, int, str | None]:
     in_head = True
     unknown: str | None = None
     while True:
-        position = _SKIP.match(body, position, end).end()
+        position = _SKIP.match(body, position, end).end()  # type: ignore[union-attr]  # X* matches
         # Chromium stops after the first token at which it is out of the head with 1024 characters
         # consumed.  The token before this one ended here, and every later one ends later.
         if position >= end or (not in_head and position >= PRESCAN_BYTES):
@@ -254,7 +254,11 @@ def _declaration(attributes: bytes) -> tuple[str | None, str | None]:
     mode: bytes | None = None
     charset = ""
     position = 0
-    while (attribute := _ATTRIBUTE.match(attributes, position)).group("name") is not None:
+    while True:
+        attribute = _ATTRIBUTE.match(attributes, position)
+        assert attribute is not None  # attributes run to the ">", which the pattern matches if no name does
+        if attribute.group("name") is None:
+            break
         position = attribute.end()
         name = attribute.group("name").lower()
         if name == b"http-equiv":

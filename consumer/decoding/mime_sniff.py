@@ -274,8 +274,10 @@ class _Row:
         return int.from_bytes(header[start:end]) & self.mask == self.value
 
 
-class _Table(tuple):
+class _Table(tuple[_Row, ...]):
     """The rows of one of the standard's tables, tried in order."""
+
+    skips_whitespace: bool
 
     def __new__(cls, *rows: _Row) -> _Table:
         table = super().__new__(cls, rows)

@@ -67,7 +67,7 @@ class OverrideTable:
         return self._patterns.lookup(host)
 
 
-def as_table(overrides: OverrideTable | Iterable[Override] | Mapping | None) -> OverrideTable:
+def as_table(overrides: OverrideTable | Iterable[Override] | Mapping[str, Override] | None) -> OverrideTable:
     """Accept what callers naturally hold: a table, a list of overrides, or None."""
     if overrides is None:
         return _EMPTY

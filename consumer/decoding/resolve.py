@@ -167,6 +167,7 @@ def _decided_by_bom(response: Response, lazy_text: bool) -> Decoded:
     as windows-1252 start with "ï»¿").
     """
     bom, payload, declared, conflicts = response.bom, response.payload, response.declared, response.conflicts
+    assert bom is not None  # resolve() comes here only with a BOM
     decoded = strictly(bom, payload, "bom", declared, conflicts, lazy_text=lazy_text)
     if decoded is not None:
         return decoded
@@ -175,9 +176,10 @@ def _decided_by_bom(response: Response, lazy_text: bool) -> Decoded:
 
 
 def _forced_override(response: Response) -> Candidate | None:
-    if not _override_is(response.override, OverrideMode.FORCE):
+    override = response.override
+    if override is None or override.mode is not OverrideMode.FORCE:
         return None
-    return Candidate("override", response.override.encoding)
+    return Candidate("override", override.encoding)
 
 
 def _http_header(response: Response) -> Candidate | None:
@@ -241,7 +243,7 @@ def _valid_utf8(response: Response) -> Candidate:
 def _fallback_override(response: Response, declaration: Candidate | None, trial: _Trial) -> Candidate | None:
     """A fallback override: only where nothing is declared, instead of detection."""
     override = response.override
-    if not _override_is(override, OverrideMode.FALLBACK):
+    if override is None or override.mode is not OverrideMode.FALLBACK:
         return None
     if declaration is not None:
         trial.note(f"fallback override for {override.host} not used: the page declares its encoding")
@@ -332,6 +334,3 @@ def _override_for(url: str | None, overrides: OverrideTable) -> Override | None:
     # An empty table has no override for any host: the URL is parsed only when needed.
     return table.lookup(host_of(url)) if table else None
 
-
-def _override_is(override: Override | None, mode: OverrideMode) -> bool:
-    return override is not None and override.mode is mode

@@ -20,7 +20,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from .attempt import utf8
-from .decoded import Decoded
+from .decoded import Decoded, Source
 from .late_meta import late_meta_labels
 from .prescan import may_declare_a_charset, prescan_meta
 from .response import BOMS_AND_XML_STARTS, ContentTypeFacts
@@ -50,7 +50,7 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
     if header is not None:
         if header != "UTF-8" or meta not in (None, "UTF-8"):
             return None
-        source = "http-header"
+        source: Source = "http-header"
     elif meta is not None:
         if meta != "UTF-8":
             return None

@@ -46,7 +46,7 @@ def decode_with(step: Step, data: bytes, fatal: bool) -> tuple[str, int] | None:
     while i < n:
         byte = data[i]
         if byte < 0x80:
-            end = match_ascii(data, i).end()
+            end = match_ascii(data, i).end()  # type: ignore[union-attr]  # data[i] is ASCII: it matches
             append(data[i:end].decode("ascii"))
             i = end
             continue

@@ -25,7 +25,7 @@ ASCII, ROMAN, KATAKANA, LEAD_BYTE, TRAIL_BYTE, ESCAPE_START, ESCAPE = range(7)
 # 0x7E, in the Roman state).
 _ASCII_RUN = re.compile(rb"[\x00-\x0d\x10-\x1a\x1c-\x7f]+")
 _ROMAN_RUN = re.compile(rb"[\x00-\x0d\x10-\x1a\x1c-\x5b\x5d-\x7d\x7f]+")
-_ESCAPES = {
+_ESCAPES: dict[tuple[int, int | None], int] = {
     (0x28, 0x42): ASCII,
     (0x28, 0x4A): ROMAN,
     (0x28, 0x49): KATAKANA,
@@ -90,7 +90,9 @@ class _Decoder:
     def _roman(self, byte: int | None, data: bytes, i: int) -> int | None:
         return self._single(byte, data, i, _ROMAN_RUN, {0x5C: "\u00a5", 0x7E: "\u203e"})
 
-    def _single(self, byte, data, i, run, special) -> int | None:
+    def _single(
+        self, byte: int | None, data: bytes, i: int, run: re.Pattern[bytes], special: dict[int, str] | None
+    ) -> int | None:
         if byte is None:
             return None
         if byte == 0x1B:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Callable
+from types import ModuleType
 
 from ..data.whatwg import (
     GB18030_RANGES,
@@ -44,7 +45,7 @@ ENCODINGS = {
 }
 
 
-def _code_points(index: str) -> array:
+def _code_points(index: str) -> array[int]:
     """*index* (one character a pointer) as an array('I') of code points, in native byte order."""
     table = array("I")
     table.frombytes(index.encode("utf-32-le"))
@@ -53,7 +54,7 @@ def _code_points(index: str) -> array:
     return table
 
 
-def _configure(module) -> None:
+def _configure(module: ModuleType) -> None:
     module.configure(
         _code_points(INDEX_JIS0208),
         _code_points(INDEX_JIS0212),
@@ -78,10 +79,10 @@ else:
 
 def decoders(encoding: str) -> tuple[Callable[[bytes], tuple[str, int]], Callable[[bytes], str | None]]:
     """(``decode_bytes``, ``decode_strict``) for *encoding*, a key of ``ENCODINGS``; needs ``COMPILED``."""
-    run = getattr(_multibyte, ENCODINGS[encoding])
+    run: Callable[[bytes, bool], tuple[str, int] | None] = getattr(_multibyte, ENCODINGS[encoding])
 
     def lossy(data: bytes) -> tuple[str, int]:
-        return run(data, False)
+        return run(data, False)  # type: ignore[return-value]  # not fatal: never None
 
     def strict(data: bytes) -> str | None:
         result = run(data, True)

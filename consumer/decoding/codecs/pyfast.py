@@ -112,11 +112,14 @@ def decoders(module: ModuleType) -> tuple[Callable[[bytes], tuple[str, int]], Ca
     return lossy, strict
 
 
-def _reference_decoders(module: ModuleType):
-    reference, plain = module.decode, module.is_plain
+def _reference_decoders(
+    module: ModuleType,
+) -> tuple[Callable[[bytes], tuple[str, int]], Callable[[bytes], str | None]]:
+    reference: Callable[..., tuple[str, int] | None] = module.decode
+    plain: Callable[[bytes], bool] = module.is_plain
 
     def lossy(data: bytes) -> tuple[str, int]:
-        return (data.decode("ascii"), 0) if plain(data) else reference(data)
+        return (data.decode("ascii"), 0) if plain(data) else reference(data)  # type: ignore[return-value]  # not fatal
 
     def strict(data: bytes) -> str | None:
         if plain(data):
@@ -166,7 +169,8 @@ def _hybrid(
     """
     decode_python = decode_python or codecs.getdecoder(PYTHON_CODECS[module][0])
     step = step or module.step
-    reference, plain = module.decode, module.is_plain
+    reference: Callable[[bytes, bool], tuple[str, int] | None] = module.decode
+    plain: Callable[[bytes], bool] = module.is_plain
 
     def handle(exc: UnicodeError, fatal: bool) -> tuple[str, int]:
         data, at = exc.object, exc.start  # type: ignore[attr-defined]

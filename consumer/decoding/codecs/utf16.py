@@ -24,7 +24,7 @@ try:
     COMPILED = True
 except ImportError:  # installed without a C compiler
 
-    def decode_bmp(data: bytes, big_endian: bool) -> None:
+    def decode_bmp(data: bytes, big_endian: bool, /) -> str | None:
         return None
 
     COMPILED = False

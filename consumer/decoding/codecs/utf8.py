@@ -41,7 +41,7 @@ def _is_valid_by_decoding(data: bytes) -> bool:
 # None``, without building the text: _utf8_validity.c checks 16 bytes a step, ~5x faster than
 # decoding a 30 KB page (the processor writes such a page's bytes as its text and needs no str).
 try:
-    from ._utf8_validity import is_valid
+    from ._utf8_validity import is_valid as is_valid
 
     #: Whether the compiled check runs (else ``is_valid`` decodes, with the same answers, slower).
     COMPILED = True

@@ -20,6 +20,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 NO_CODE_POINT = "\ufffe"
 OUTPUT = Path(__file__).with_name("whatwg.py")
@@ -55,7 +56,7 @@ def string_literal(value: str) -> str:
     return "(\n    " + "\n    ".join(chunks or ["''"]) + "\n)"
 
 
-def single_byte_names(groups: list[dict]) -> list[str]:
+def single_byte_names(groups: list[dict[str, Any]]) -> list[str]:
     for group in groups:
         if group["heading"] == "Legacy single-byte encodings":
             return [encoding["name"] for encoding in group["encodings"]]

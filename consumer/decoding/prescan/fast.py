@@ -209,7 +209,7 @@ def _next_meta_by_pattern(buf: bytes, position: int, length: int, stop_at_body: 
     if stop_at_body:
         raise ValueError("the prescan's loop no longer stops at the end of the head")
     length = min(length, len(buf))  # as a slice would, and the compiled loop does
-    position = _PRESCAN_LOOP.match(buf, position, length).end()
+    position = _PRESCAN_LOOP.match(buf, position, length).end()  # type: ignore[union-attr]  # X* matches
     after = position + 5
     if after >= length or buf[after] not in _META_END or buf[position + 1 : after].lower() != b"meta":
         return -1
@@ -223,8 +223,9 @@ def _find_meta_by_pattern(buf: bytes, start: int, end: int) -> int:
 
 
 try:
-    from .._prescan_loop import find_meta as _find_meta
-    from .._prescan_loop import next_meta as _next_meta
+    from .. import _prescan_loop
+
+    _find_meta, _next_meta = _prescan_loop.find_meta, _prescan_loop.next_meta
 
     #: Whether the compiled loop runs (else the patterns, with the same answers, slower).
     COMPILED = True
@@ -286,6 +287,7 @@ def _meta_encoding(attributes: bytes) -> str | None:
     position = 0
     while not seen >= _PRAGMA_NAMES:
         attribute = _ATTRIBUTE.match(attributes, position)
+        assert attribute is not None  # attributes run to the ">", which the pattern matches if no name does
         position = attribute.end()
         name = attribute.group("name")
         if name is None:
@@ -383,6 +385,7 @@ def _passed_over_label(attributes: bytes) -> bytes | None:
         double_quoted, single_quoted, unquoted = attribute.group("dq", "sq", "uq")
         # The first of duplicated names counts (the standard's attribute list).
         values.setdefault(attribute.group("name").lower(), (double_quoted or single_quoted or unquoted or b"").lower())
+    label: bytes | None
     if b"charset" in values:
         label = values[b"charset"]
     elif values.get(b"http-equiv") == b"content-type" and b"content" in values:
