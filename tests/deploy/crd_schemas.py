@@ -58,8 +58,32 @@ SCALED_OBJECT = {
                 "idleReplicaCount": {"type": "integer", "minimum": 0},
                 "pollingInterval": {"type": "integer", "minimum": 1},
                 "cooldownPeriod": {"type": "integer", "minimum": 0},
-                "fallback": {"type": "object"},
-                "advanced": {"type": "object"},
+                "fallback": {
+                    "type": "object",
+                    "required": ["failureThreshold", "replicas"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "failureThreshold": {"type": "integer", "minimum": 0},
+                        "replicas": {"type": "integer", "minimum": 0},
+                        "behavior": {"enum": ["static", "currentReplicas", "currentReplicasIfHigher",
+                                              "currentReplicasIfLower"]},
+                    },
+                },
+                "advanced": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "restoreToOriginalReplicaCount": {"type": "boolean"},
+                        # behavior is autoscaling/v2's HorizontalPodAutoscalerBehavior, which the
+                        # tests check with kubernetes-validate inside a HorizontalPodAutoscaler.
+                        "horizontalPodAutoscalerConfig": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {"name": {"type": "string"}, "behavior": {"type": "object"}},
+                        },
+                        "scalingModifiers": {"type": "object"},
+                    },
+                },
                 "triggers": {
                     "type": "array",
                     "minItems": 1,

@@ -24,7 +24,11 @@ from consumer.settings import DEFAULT_CONFIG_PATH, ENV_PREFIX, Settings
 from deploy_support import CHART_DIR, REPO_ROOT, REQUIRED_VALUES, env_of, of_kind, only
 
 #: Settings every replica gets from elsewhere than the config file.
-FROM_ENVIRONMENT = {"transactional_id", "group_instance_id", "schemas_dir", "overrides_path"}
+FROM_ENVIRONMENT = {
+    "transactional_id", "group_instance_id", "schemas_dir", "overrides_path",
+    # From a Secret (schemaRegistry.auth), never in a ConfigMap.
+    "schema_registry_username", "schema_registry_password",
+}
 
 
 def _defaults() -> Settings:
@@ -52,7 +56,7 @@ def _mounted_files(manifests) -> dict[str, tuple[str, str]]:
         if "configMap" in volume:
             sources = [{"configMap": volume["configMap"]}]
         for source in sources:
-            for item in source["configMap"]["items"]:
+            for item in source["configMap"].get("items", []):  # none: an extraVolumes ConfigMap, every key
                 path = str(PurePosixPath(mount["mountPath"]) / item["path"])
                 files[path] = (source["configMap"]["name"], item["key"])
     return files

@@ -38,8 +38,8 @@ def test_default_values_render_the_core_objects_only(default_manifests):
 def test_all_on_values_render_every_optional_object(all_on_manifests):
     kinds = sorted(m["kind"] for m in all_on_manifests)
     assert kinds == sorted([
-        "ConfigMap", "ConfigMap", "ConfigMap", "Deployment", "Job", "PodDisruptionBudget", "PrometheusRule",
-        "ScaledObject", "Service", "ServiceAccount", "ServiceMonitor", "TriggerAuthentication",
+        "ConfigMap", "ConfigMap", "ConfigMap", "Deployment", "Job", "NetworkPolicy", "PodDisruptionBudget",
+        "PrometheusRule", "ScaledObject", "Service", "ServiceAccount", "ServiceMonitor", "TriggerAuthentication",
     ])
 
 

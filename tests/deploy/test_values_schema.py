@@ -55,6 +55,21 @@ SCHEMA_CASES = {
         {**BOOTSTRAP, "prometheusRule": {"enabled": True, "quarantineRatio": 5}}, "quarantineRatio"),
     "lag window not a duration": ({**BOOTSTRAP, "prometheusRule": {"lagFor": "a while"}}, "lagFor"),
     "misspelled dashboard key": ({**BOOTSTRAP, "grafanaDashboard": {"enable": True}}, "enable"),
+    "global not a mapping": ({**BOOTSTRAP, "global": "prod"}, "global"),
+    "a registry password as a value": (
+        {**BOOTSTRAP, "schemaRegistry": {"auth": {"password": "hunter2"}}}, "password"),
+    "root user id": ({**BOOTSTRAP, "runAsUser": 0}, "runAsUser"),
+    "unknown anti-affinity preset": ({**BOOTSTRAP, "podAntiAffinity": "strict"}, "podAntiAffinity"),
+    "KEDA fallback without replicas": (
+        {**BOOTSTRAP, "autoscaling": {"fallback": {"failureThreshold": 3}}}, "replicas"),
+    "misspelled HPA behavior key": (
+        {**BOOTSTRAP, "autoscaling": {"behavior": {"scaledown": {}}}}, "scaledown"),
+    "replay run id with capitals": ({**BOOTSTRAP, "replay": {"runId": "March-31"}}, "runId"),
+    "replay run id too long": ({**BOOTSTRAP, "replay": {"runId": "r" * 25}}, "runId"),
+    "network policy port out of range": (
+        {**BOOTSTRAP, "networkPolicy": {"kafka": {"ports": [70000]}}}, "ports"),
+    "extra volume mount with a relative path": (
+        {**BOOTSTRAP, "extraVolumeMounts": [{"name": "x", "mountPath": "data"}]}, "mountPath"),
 }
 
 TEMPLATE_CASES = {

@@ -61,7 +61,38 @@ in place when a ConfigMap changes, which is what hot-reloads the overrides.
 */}}
 {{- define "crawl-decoder.configDir" -}}/etc/crawl-decoder{{- end }}
 {{- define "crawl-decoder.tlsDir" -}}/etc/kafka/tls{{- end }}
+{{- define "crawl-decoder.schemaRegistryTlsDir" -}}/etc/schema-registry/tls{{- end }}
 
+{{/*
+The path of the Schema Registry's CA certificate in the pod (the processor's
+schema_registry_ca_location), or "" when the image's system CAs are trusted.
+*/}}
+{{- define "crawl-decoder.schemaRegistryCaLocation" -}}
+{{- with .Values.schemaRegistry.tls }}
+{{- if .existingSecret }}
+{{- printf "%s/%s" (include "crawl-decoder.schemaRegistryTlsDir" $) .caKey }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Labels of every pod of the release that talks to Kafka: the processor's and the
+replay Job's (whose name label has a -replay suffix so that the Service and the
+PodDisruptionBudget do not count it).
+*/}}
+{{- define "crawl-decoder.replaySelectorLabels" -}}
+app.kubernetes.io/name: {{ include "crawl-decoder.name" . }}-replay
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+The replay Job's name: one per replay.runId, at most 63 characters (the
+job-name label of its pods carries it).
+*/}}
+{{- define "crawl-decoder.replayJobName" -}}
+{{- $runId := toString .Values.replay.runId }}
+{{- printf "%s-replay-%s" (include "crawl-decoder.fullname" . | trunc (int (sub 55 (len $runId))) | trimSuffix "-") $runId }}
+{{- end }}
 {{- define "crawl-decoder.settingsConfigMap" -}}
 {{- printf "%s-settings" (include "crawl-decoder.fullname" .) }}
 {{- end }}
@@ -90,6 +121,21 @@ Checks no JSON schema can express: they compare two values.
 {{- end }}
 {{- else if and $partitions (gt (int .Values.replicaCount) (int $partitions)) }}
 {{- fail (printf "replicaCount (%v) exceeds kafka.landingTopicPartitions (%v): consumers beyond the partition count sit idle" .Values.replicaCount $partitions) }}
+{{- end }}
+{{- if hasKey .Values.autoscaling "cooldownPeriod" }}
+{{- fail "autoscaling.cooldownPeriod is gone: KEDA applies it only when scaling to and from zero replicas, which this chart never does (autoscaling.minReplicas >= 1). Slow scale-down with autoscaling.behavior.scaleDown (stabilizationWindowSeconds, policies) instead" }}
+{{- end }}
+{{- if regexMatch "(^|,)\\s*[a-zA-Z][a-zA-Z0-9+.-]*://[^/,]*@" .Values.settings.schemaRegistryUrl }}
+{{- fail "settings.schemaRegistryUrl carries credentials (user:password@host): they would be written to the settings ConfigMap in clear. Put them in a Secret and name it in schemaRegistry.auth.existingSecret, with the URL alone in settings.schemaRegistryUrl" }}
+{{- end }}
+{{- if and .Values.schemaRegistry.auth.existingSecret (not .Values.settings.schemaRegistryUrl) }}
+{{- fail "schemaRegistry.auth.existingSecret is set but settings.schemaRegistryUrl is empty: the credentials would be used for nothing" }}
+{{- end }}
+{{- if and .Values.schemaRegistry.tls.existingSecret (not (hasPrefix "https://" .Values.settings.schemaRegistryUrl)) }}
+{{- fail "schemaRegistry.tls.existingSecret is set but settings.schemaRegistryUrl is not an https:// URL" }}
+{{- end }}
+{{- if and .Values.replay.enabled (not .Values.replay.runId) }}
+{{- fail "replay.enabled needs replay.runId: a short name of this replay run (e.g. 2027-03-31-sjis). The Job is named after it, so an upgrade with the same runId leaves the finished Job alone and a new runId starts a new run" }}
 {{- end }}
 {{- end }}
 
@@ -160,6 +206,21 @@ existing Secrets by reference, never as values.
 {{- end }}
 {{- end }}
 {{- end }}
+{{- with .Values.schemaRegistry.auth }}
+{{- if .existingSecret }}
+# Basic auth to the Schema Registry (never in the URL: that is in the settings ConfigMap).
+- name: CRAWL_DECODER_SCHEMA_REGISTRY_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ .existingSecret }}
+      key: {{ .usernameKey }}
+- name: CRAWL_DECODER_SCHEMA_REGISTRY_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .existingSecret }}
+      key: {{ .passwordKey }}
+{{- end }}
+{{- end }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
@@ -191,6 +252,18 @@ Volumes shared by the Deployment and the replay Job.
     secretName: {{ .Values.kafka.tls.existingSecret }}
     defaultMode: 0440
 {{- end }}
+{{- if .Values.schemaRegistry.tls.existingSecret }}
+- name: schema-registry-tls
+  secret:
+    secretName: {{ .Values.schemaRegistry.tls.existingSecret }}
+    defaultMode: 0440
+    items:
+      - key: {{ .Values.schemaRegistry.tls.caKey }}
+        path: {{ .Values.schemaRegistry.tls.caKey }}
+{{- end }}
+{{- with .Values.extraVolumes }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{- define "crawl-decoder.volumeMounts" -}}
@@ -204,24 +277,45 @@ Volumes shared by the Deployment and the replay Job.
   mountPath: {{ include "crawl-decoder.tlsDir" . }}
   readOnly: true
 {{- end }}
+{{- if .Values.schemaRegistry.tls.existingSecret }}
+- name: schema-registry-tls
+  mountPath: {{ include "crawl-decoder.schemaRegistryTlsDir" . }}
+  readOnly: true
+{{- end }}
+{{- with .Values.extraVolumeMounts }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{/*
-Hardened contexts: not configurable downwards on purpose.
+Hardened contexts. What makes them hardened (non-root, no privilege escalation,
+no capabilities, read-only root filesystem, RuntimeDefault seccomp) is not
+configurable. The numeric ids are: runAsUser, runAsGroup and fsGroup set to null
+are left out, for platforms that assign their own (OpenShift's restricted SCCs
+give each namespace a UID range and refuse pods that name an id outside it).
 */}}
+{{- define "crawl-decoder.ids" -}}
+{{- if not (kindIs "invalid" .Values.runAsUser) }}
+runAsUser: {{ int64 .Values.runAsUser }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.runAsGroup) }}
+runAsGroup: {{ int64 .Values.runAsGroup }}
+{{- end }}
+{{- end }}
+
 {{- define "crawl-decoder.podSecurityContext" -}}
 runAsNonRoot: true
-runAsUser: {{ .Values.runAsUser }}
-runAsGroup: {{ .Values.runAsGroup }}
-fsGroup: {{ .Values.runAsGroup }}
+{{- include "crawl-decoder.ids" . }}
+{{- if not (kindIs "invalid" .Values.fsGroup) }}
+fsGroup: {{ int64 .Values.fsGroup }}
+{{- end }}
 seccompProfile:
   type: RuntimeDefault
 {{- end }}
 
 {{- define "crawl-decoder.containerSecurityContext" -}}
 runAsNonRoot: true
-runAsUser: {{ .Values.runAsUser }}
-runAsGroup: {{ .Values.runAsGroup }}
+{{- include "crawl-decoder.ids" . }}
 readOnlyRootFilesystem: true
 allowPrivilegeEscalation: false
 privileged: false
@@ -230,4 +324,57 @@ capabilities:
     - ALL
 seccompProfile:
   type: RuntimeDefault
+{{- end }}
+
+{{/*
+Pod anti-affinity: `affinity` when it is set, else the podAntiAffinity preset
+(soft: prefer one processor pod per node; hard: require it; none).
+*/}}
+{{- define "crawl-decoder.affinity" -}}
+{{- if .Values.affinity }}
+{{- toYaml .Values.affinity }}
+{{- else if ne .Values.podAntiAffinity "none" }}
+podAntiAffinity:
+  {{- if eq .Values.podAntiAffinity "hard" }}
+  requiredDuringSchedulingIgnoredDuringExecution:
+    - topologyKey: kubernetes.io/hostname
+      labelSelector:
+        matchLabels:
+          {{- include "crawl-decoder.selectorLabels" . | nindent 10 }}
+  {{- else }}
+  preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 100
+      podAffinityTerm:
+        topologyKey: kubernetes.io/hostname
+        labelSelector:
+          matchLabels:
+            {{- include "crawl-decoder.selectorLabels" . | nindent 12 }}
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+kube-score checks the chart waives, as the value of a kube-score/ignore
+annotation on the Deployment and the replay Job (tests/deploy/test_kube_score.py
+runs kube-score over the rendered chart; every other finding is fixed). Each
+waiver, with its reason, one per line "kube-score waiver <check>: <reason>":
+
+kube-score waiver container-resources (CPU limit only): not by this annotation, which would switch off the whole check, but by running kube-score with --ignore-container-cpu-limit, so requests and the memory limit are still checked. A CPU limit throttles the processor in the middle of a batch (CFS quota) while the node has idle CPU, which stretches transactions and grows lag; the pods request CPU and have memory and ephemeral-storage limits, and resources.limits.cpu can still be set
+kube-score waiver container-image-pull-policy: it asks for Always. The image is pinned by tag or digest (image.digest), so IfNotPresent pulls the same bytes without a registry round trip per pod start; image.pullPolicy can still be Always
+kube-score waiver pod-networkpolicy: only while networkPolicy.enabled is false (the default): which egress a cluster needs to reach Kafka, the registry and DNS depends on its network plugin and layout, so the policy is the operator's choice
+kube-score waiver container-security-context-user-group-id: only while runAsUser or runAsGroup is null: the platform assigns the ids then (OpenShift picks them from the namespace's range, 1000000000 and up), which kube-score cannot see and reads as 0; runAsNonRoot: true still makes the kubelet refuse root
+kube-score waiver deployment-replicas: only while autoscaling.enabled: the Deployment then has no replicas field on purpose (KEDA's HPA owns it, autoscaling.minReplicas is the floor), which kube-score reads as one replica
+*/}}
+{{- define "crawl-decoder.kubeScoreIgnore" -}}
+{{- $checks := list "container-image-pull-policy" }}
+{{- if not .Values.networkPolicy.enabled }}
+{{- $checks = append $checks "pod-networkpolicy" }}
+{{- end }}
+{{- if or (kindIs "invalid" .Values.runAsUser) (kindIs "invalid" .Values.runAsGroup) }}
+{{- $checks = append $checks "container-security-context-user-group-id" }}
+{{- end }}
+{{- if .Values.autoscaling.enabled }}
+{{- $checks = append $checks "deployment-replicas" }}
+{{- end }}
+{{- join "," $checks }}
 {{- end }}

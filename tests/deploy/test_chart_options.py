@@ -1,0 +1,392 @@
+"""The chart's options for running in someone else's cluster (issue 19, "The chart").
+
+As a subchart (``global``), extra volumes, Schema Registry credentials and CA
+from Secrets, ids left to the platform (OpenShift), pod anti-affinity, the
+NetworkPolicy, ephemeral storage, KEDA's behavior and fallback, and a replay
+Job that runs once per ``replay.runId``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from consumer.serialization.registry import client_config
+from consumer.settings import Settings
+from deploy_support import (
+    CHART_DIR,
+    RELEASE,
+    REQUIRED_VALUES,
+    VALIDATE_KUBE_VERSIONS,
+    VALUES_ALL_ON,
+    env_of,
+    of_kind,
+    only,
+    pod_specs,
+)
+
+ALL_ON = yaml.safe_load(VALUES_ALL_ON.read_text())
+
+
+def _values_file(tmp_path: Path, values: dict) -> Path:
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    return path
+
+
+def _render_file(render, tmp_path, values: dict):
+    return render(values_files=[_values_file(tmp_path, values)], set_values={})
+
+
+def _refusal(run_helm, tmp_path, values: dict) -> str:
+    result = run_helm("template", values_files=[_values_file(tmp_path, values)], set_values={})
+    assert result.returncode != 0, f"accepted: {values}"
+    return result.stderr
+
+
+def _pod_spec(manifests):
+    return only(manifests, "Deployment")["spec"]["template"]["spec"]
+
+
+# -- a subchart ------------------------------------------------------------------------------------------
+
+
+def test_the_chart_renders_as_a_dependency_of_an_umbrella_chart(run_helm, tmp_path):
+    umbrella = tmp_path / "umbrella"
+    (umbrella / "charts").mkdir(parents=True)
+    shutil.copytree(CHART_DIR, umbrella / "charts" / "crawl-decoder")
+    (umbrella / "Chart.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "v2", "name": "crawl-platform", "version": "1.0.0",
+        "dependencies": [{"name": "crawl-decoder", "version": "0.1.0"}],
+    }))
+    # A parent passes `global` to every subchart; the values schema must let it through.
+    (umbrella / "values.yaml").write_text(yaml.safe_dump({
+        "global": {"imageRegistry": "registry.example.com", "storageClass": "fast"},
+        "crawl-decoder": {"kafka": {"bootstrapServers": "kafka:9092"}},
+    }))
+    result = run_helm("template", chart=umbrella, set_values={})
+    assert result.returncode == 0, result.stderr
+    kinds = {m["kind"] for m in yaml.safe_load_all(result.stdout) if m}
+    assert "Deployment" in kinds
+
+
+# -- extra volumes ----------------------------------------------------------------------------------------
+
+
+def test_extra_volumes_are_mounted_in_the_processor_and_the_replay_job(all_on_manifests):
+    (volume,) = ALL_ON["extraVolumes"]
+    (mount,) = ALL_ON["extraVolumeMounts"]
+    for spec in pod_specs(all_on_manifests):
+        assert volume in spec["volumes"]
+        assert mount in spec["containers"][0]["volumeMounts"]
+    # The writer schemas the example mounts are where the processor is told to look.
+    config = yaml.safe_load(next(
+        m for m in of_kind(all_on_manifests, "ConfigMap") if m["metadata"]["name"].endswith("-settings")
+    )["data"]["config.yaml"])
+    assert config["writer_schemas_dir"] == mount["mountPath"]
+
+
+# -- Schema Registry credentials and CA -----------------------------------------------------------------
+
+
+def _settings_config(manifests) -> dict:
+    configmap = next(m for m in of_kind(manifests, "ConfigMap") if m["metadata"]["name"].endswith("-settings"))
+    return yaml.safe_load(configmap["data"]["config.yaml"])
+
+
+def test_registry_credentials_come_from_the_secret_and_the_ca_is_mounted_where_the_settings_say(
+    all_on_manifests, tmp_path
+):
+    auth, tls = ALL_ON["schemaRegistry"]["auth"], ALL_ON["schemaRegistry"]["tls"]
+    for spec in pod_specs(all_on_manifests):
+        container = spec["containers"][0]
+        env = env_of(container)
+        for name, key in (("USERNAME", auth["usernameKey"]), ("PASSWORD", auth["passwordKey"])):
+            variable = f"CRAWL_DECODER_SCHEMA_REGISTRY_{name}"
+            assert env[variable]["valueFrom"] == {"secretKeyRef": {"name": auth["existingSecret"], "key": key}}
+        volumes = {v["name"]: v for v in spec["volumes"]}
+        mounts = {m["name"]: m for m in container["volumeMounts"]}
+        assert volumes["schema-registry-tls"]["secret"]["secretName"] == tls["existingSecret"]
+        assert mounts["schema-registry-tls"]["readOnly"] is True
+        ca_location = _settings_config(all_on_manifests)["schema_registry_ca_location"]
+        assert ca_location == f"{mounts['schema-registry-tls']['mountPath']}/{tls['caKey']}"
+
+    # What the processor makes of it: the rendered file plus the Secret's values in the environment.
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(_settings_config(all_on_manifests)))
+    settings = Settings.load(path, environ={
+        "CRAWL_DECODER_TRANSACTIONAL_ID": "t",
+        "CRAWL_DECODER_SCHEMA_REGISTRY_USERNAME": "key",
+        "CRAWL_DECODER_SCHEMA_REGISTRY_PASSWORD": "secret",
+    })
+    assert client_config(
+        username=settings.schema_registry_username,
+        password=settings.schema_registry_password,
+        ca_location=settings.schema_registry_ca_location,
+    ) == {"basic.auth.user.info": "key:secret", "ssl.ca.location": "/etc/schema-registry/tls/ca.pem"}
+    assert "@" not in settings.schema_registry_url
+
+
+def test_no_registry_credentials_or_ca_by_default(default_manifests):
+    spec = _pod_spec(default_manifests)
+    assert not [n for n in env_of(spec["containers"][0]) if n.startswith("CRAWL_DECODER_SCHEMA_REGISTRY_")]
+    assert "schema-registry-tls" not in {v["name"] for v in spec["volumes"]}
+    assert _settings_config(default_manifests)["schema_registry_ca_location"] == ""
+
+
+@pytest.mark.parametrize("url", [
+    "https://reader:hunter2@registry.example:8081",
+    "http://reader@registry.example",
+    "https://a.example:8081,https://reader:hunter2@b.example:8081",
+])
+def test_credentials_in_the_registry_url_are_refused(run_helm, tmp_path, url):
+    stderr = _refusal(run_helm, tmp_path, {**_bootstrap(), "settings": {"schemaRegistryUrl": url}})
+    assert "settings.schemaRegistryUrl carries credentials" in stderr
+    assert "hunter2" not in stderr.split("carries credentials")[1]
+
+
+def test_an_at_sign_in_the_registry_url_path_is_not_taken_for_credentials(render, tmp_path):
+    url = "https://registry.example:8081/contexts/@team"
+    manifests = _render_file(render, tmp_path, {**_bootstrap(), "settings": {"schemaRegistryUrl": url}})
+    assert _settings_config(manifests)["schema_registry_url"] == url
+
+
+def test_registry_secrets_without_a_matching_url_are_refused(run_helm, tmp_path):
+    auth_only = {**_bootstrap(), "schemaRegistry": {"auth": {"existingSecret": "registry-user"}}}
+    assert "schemaRegistry.auth.existingSecret is set but settings.schemaRegistryUrl is empty" in _refusal(
+        run_helm, tmp_path, auth_only)
+    ca_over_http = {
+        **_bootstrap(), "settings": {"schemaRegistryUrl": "http://registry:8081"},
+        "schemaRegistry": {"tls": {"existingSecret": "registry-ca"}},
+    }
+    assert "not an https:// URL" in _refusal(run_helm, tmp_path, ca_over_http)
+
+
+def _bootstrap() -> dict:
+    return {"kafka": {"bootstrapServers": REQUIRED_VALUES["kafka.bootstrapServers"]}}
+
+
+# -- ids left to the platform (OpenShift) ------------------------------------------------------------------
+
+
+def test_null_ids_are_left_out_and_the_rest_of_the_context_stays(render, tmp_path):
+    values = {**_bootstrap(), "runAsUser": None, "runAsGroup": None, "fsGroup": None,
+              "replay": {"enabled": True, "runId": "r1"}}
+    manifests = _render_file(render, tmp_path, values)
+    specs = pod_specs(manifests)
+    assert len(specs) == 2
+    for spec in specs:
+        assert spec["securityContext"] == {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}}
+        context = spec["containers"][0]["securityContext"]
+        assert not {"runAsUser", "runAsGroup"} & set(context)
+        assert context["runAsNonRoot"] is True and context["readOnlyRootFilesystem"] is True
+        assert context["allowPrivilegeEscalation"] is False and context["capabilities"] == {"drop": ["ALL"]}
+    for manifest in manifests:
+        if manifest["kind"] in ("Deployment", "Job"):
+            kubernetes_validate.validate(manifest, VALIDATE_KUBE_VERSIONS[-1], strict=True)
+
+
+def test_ids_can_be_left_out_one_by_one(render, tmp_path):
+    manifests = _render_file(render, tmp_path, {**_bootstrap(), "fsGroup": None})
+    assert _pod_spec(manifests)["securityContext"] == {
+        "runAsNonRoot": True, "runAsUser": 10001, "runAsGroup": 10001, "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+# -- pod anti-affinity ------------------------------------------------------------------------------------
+
+
+def test_soft_anti_affinity_on_the_hostname_by_default(default_manifests):
+    spec = _pod_spec(default_manifests)
+    pod_labels = only(default_manifests, "Deployment")["spec"]["template"]["metadata"]["labels"]
+    (term,) = spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+    assert term["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname"
+    selector = term["podAffinityTerm"]["labelSelector"]["matchLabels"]
+    assert selector.items() <= pod_labels.items()
+    assert selector["app.kubernetes.io/instance"] == RELEASE, "only this release's pods"
+
+
+def test_anti_affinity_preset_hard_none_and_affinity_wins(render, tmp_path):
+    hard = _pod_spec(_render_file(render, tmp_path, {**_bootstrap(), "podAntiAffinity": "hard"}))
+    (term,) = hard["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert term["topologyKey"] == "kubernetes.io/hostname"
+    assert "affinity" not in _pod_spec(_render_file(render, tmp_path, {**_bootstrap(), "podAntiAffinity": "none"}))
+    node_affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["stream"]}]}]}}}
+    own = _pod_spec(_render_file(render, tmp_path, {**_bootstrap(), "affinity": node_affinity}))
+    assert own["affinity"] == node_affinity
+
+
+# -- NetworkPolicy --------------------------------------------------------------------------------------
+
+
+def _selects(policy, labels: dict) -> bool:
+    selector = policy["spec"]["podSelector"]
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for expression in selector.get("matchExpressions", []):
+        assert expression["operator"] == "In"
+        if labels.get(expression["key"]) not in expression["values"]:
+            return False
+    return True
+
+
+def test_network_policy_covers_the_processor_and_replay_pods_only(all_on_manifests, default_manifests):
+    assert not of_kind(default_manifests, "NetworkPolicy")
+    policy = only(all_on_manifests, "NetworkPolicy")
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
+    for workload in ("Deployment", "Job"):
+        assert _selects(policy, only(all_on_manifests, workload)["spec"]["template"]["metadata"]["labels"])
+    assert not _selects(policy, {"app.kubernetes.io/name": "crawl-decoder", "app.kubernetes.io/instance": "other"})
+
+
+def test_network_policy_lets_in_only_the_metrics_port_from_the_given_peers(all_on_manifests):
+    (rule,) = only(all_on_manifests, "NetworkPolicy")["spec"]["ingress"]
+    container_ports = {p["name"] for p in _pod_spec(all_on_manifests)["containers"][0]["ports"]}
+    (port,) = rule["ports"]
+    assert port["port"] in container_ports
+    service = only(all_on_manifests, "Service")
+    assert service["spec"]["ports"][0]["targetPort"] == port["port"]
+    assert rule["from"] == ALL_ON["networkPolicy"]["metricsFrom"]
+
+
+def _egress_ports(policy) -> list[set[tuple[int, str]]]:
+    return [{(p["port"], p["protocol"]) for p in rule["ports"]} for rule in policy["spec"]["egress"]]
+
+
+def test_network_policy_egress_to_dns_kafka_registry_and_extra_rules(all_on_manifests):
+    policy = only(all_on_manifests, "NetworkPolicy")
+    egress = policy["spec"]["egress"]
+    assert _egress_ports(policy)[:3] == [{(53, "UDP"), (53, "TCP")}, {(9093, "TCP")}, {(8081, "TCP")}]
+    assert egress[0]["to"] == ALL_ON["networkPolicy"]["dns"]["to"]
+    assert egress[1]["to"] == ALL_ON["networkPolicy"]["kafka"]["to"]
+    assert egress[3:] == ALL_ON["networkPolicy"]["extraEgress"]
+
+
+def test_network_policy_ports_follow_the_addresses(render, tmp_path):
+    values = {
+        "kafka": {"bootstrapServers": "a:9092,[fd00::1]:9094,b.example:9092"},
+        "settings": {"schemaRegistryUrl": "https://registry.example"},
+        "networkPolicy": {"enabled": True},
+    }
+    policy = only(_render_file(render, tmp_path, values), "NetworkPolicy")
+    assert _egress_ports(policy) == [{(53, "UDP"), (53, "TCP")}, {(9092, "TCP"), (9094, "TCP")}, {(443, "TCP")}]
+    assert all("to" not in rule for rule in policy["spec"]["egress"]), "no peers given: any destination"
+    assert "from" not in policy["spec"]["ingress"][0]
+    # Without a registry there is no registry rule; explicit ports win.
+    values = {**_bootstrap(), "networkPolicy": {"enabled": True, "kafka": {"ports": [9093, 9094]}}}
+    policy = only(_render_file(render, tmp_path, values), "NetworkPolicy")
+    assert _egress_ports(policy) == [{(53, "UDP"), (53, "TCP")}, {(9093, "TCP"), (9094, "TCP")}]
+
+
+# -- ephemeral storage -----------------------------------------------------------------------------------
+
+
+def _bytes(quantity: str) -> int:
+    number, unit = re.fullmatch(r"([0-9]+)(Ki|Mi|Gi)?", str(quantity)).groups()
+    return int(number) * {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, None: 1}[unit]
+
+
+def test_every_container_requests_and_limits_ephemeral_storage_above_tmp(manifests):
+    for spec in pod_specs(manifests):
+        tmp = next(v for v in spec["volumes"] if v["name"] == "tmp")["emptyDir"]["sizeLimit"]
+        for container in spec["containers"]:
+            resources = container["resources"]
+            request = _bytes(resources["requests"]["ephemeral-storage"])
+            limit = _bytes(resources["limits"]["ephemeral-storage"])
+            assert _bytes(tmp) < request <= limit
+            # What kube-score's waived CPU-limit rule leaves to this test: requests and a memory limit.
+            assert resources["requests"]["cpu"] and resources["requests"]["memory"] and resources["limits"]["memory"]
+
+
+# -- KEDA: behavior, fallback, no cooldownPeriod ------------------------------------------------------------
+
+
+def _behavior_as_hpa(behavior: dict) -> dict:
+    return {
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "check"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                 "maxReplicas": 2, "behavior": behavior},
+    }
+
+
+@pytest.mark.parametrize("kube_version", VALIDATE_KUBE_VERSIONS)
+def test_keda_behavior_is_a_valid_hpa_behavior(all_on_manifests, render, tmp_path, kube_version):
+    values = {"kafka": {"bootstrapServers": "kafka:9092", "landingTopicPartitions": 6},
+              "autoscaling": {"enabled": True}}
+    defaults = only(_render_file(render, tmp_path, values), "ScaledObject")["spec"]
+    for spec in (defaults, only(all_on_manifests, "ScaledObject")["spec"]):
+        behavior = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+        kubernetes_validate.validate(_behavior_as_hpa(behavior), kube_version, strict=True)
+        assert "cooldownPeriod" not in spec, "inert without scaling to zero"
+    # The chart's default: slow scale-down, each one a rebalance.
+    assert defaults["advanced"]["horizontalPodAutoscalerConfig"]["behavior"] == {"scaleDown": {
+        "stabilizationWindowSeconds": 300, "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}],
+    }}
+    assert "fallback" not in defaults
+
+
+def test_hpa_behavior_validation_can_fail():
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(
+            _behavior_as_hpa({"scaleDown": {"stabilisationWindowSeconds": 300}}), VALIDATE_KUBE_VERSIONS[0], strict=True)
+
+
+def test_keda_fallback_when_set(all_on_manifests):
+    assert only(all_on_manifests, "ScaledObject")["spec"]["fallback"] == ALL_ON["autoscaling"]["fallback"]
+
+
+def test_a_cooldown_period_is_refused_with_the_reason(run_helm, tmp_path):
+    values = {"kafka": {"bootstrapServers": "kafka:9092", "landingTopicPartitions": 6},
+              "autoscaling": {"enabled": True, "cooldownPeriod": 300}}
+    assert "autoscaling.cooldownPeriod is gone" in _refusal(run_helm, tmp_path, values)
+
+
+# -- replay Job: once per runId ------------------------------------------------------------------------------
+
+
+def test_replay_job_is_named_after_the_run_id_and_is_no_hook(all_on_manifests):
+    job = only(all_on_manifests, "Job")
+    assert job["metadata"]["name"] == f"{RELEASE}-crawl-decoder-replay-{ALL_ON['replay']['runId']}"
+    annotations = job["metadata"].get("annotations", {})
+    assert not [k for k in annotations if k.startswith(("helm.sh/hook", "argocd.argoproj.io/hook"))], (
+        "a hook would run again on every upgrade or sync"
+    )
+    assert annotations["example.com/ticket"] == "CRAWL-1234"
+    assert job["spec"]["ttlSecondsAfterFinished"] == ALL_ON["replay"]["ttlSecondsAfterFinished"]
+
+
+def test_replay_job_does_not_change_with_unrelated_upgrades(render, tmp_path):
+    """Same runId and args: the same Job, so an upgrade (or Argo CD sync) leaves the finished one alone."""
+    base = {**_bootstrap(), "replay": {"enabled": True, "runId": "2027-03-31-sjis"}}
+    first = only(_render_file(render, tmp_path, base), "Job")
+    changed = {**base, "settings": {"batchSize": 1000}, "replicaCount": 3, "overrides": {"entries": [{
+        "host": "a.example", "encoding": "utf-8", "mode": "force", "reason": "r", "review_by": "2027-01-01",
+        "owner": "o"}]}}
+    assert only(_render_file(render, tmp_path, changed), "Job") == first
+    assert "ttlSecondsAfterFinished" not in first["spec"], "a deleted Job would be recreated (rerun) on the next upgrade"
+    other_run = {**base, "replay": {"enabled": True, "runId": "2027-04-01"}}
+    assert only(_render_file(render, tmp_path, other_run), "Job")["metadata"]["name"] != first["metadata"]["name"]
+
+
+def test_no_template_depends_on_the_release_revision():
+    # Argo CD renders with `helm template` (revision always 1), and a revision in the Job's name made
+    # every `helm upgrade` a new run.
+    for template in (CHART_DIR / "templates").iterdir():
+        assert ".Release.Revision" not in template.read_text(), template.name
+
+
+def test_replay_needs_a_run_id(run_helm, tmp_path):
+    assert "replay.enabled needs replay.runId" in _refusal(run_helm, tmp_path, {**_bootstrap(), "replay": {"enabled": True}})
+
+
+def test_replay_job_name_fits_a_label_with_the_longest_names(render, tmp_path):
+    values = {**_bootstrap(), "fullnameOverride": "a" * 63, "replay": {"enabled": True, "runId": "r" * 24}}
+    job = only(_render_file(render, tmp_path, values), "Job")
+    assert len(job["metadata"]["name"]) <= 63
+    assert job["metadata"]["name"].endswith("-replay-" + "r" * 24)
