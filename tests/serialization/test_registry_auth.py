@@ -21,7 +21,6 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from serialization_samples import REPO_SCHEMAS, decoded_record
 
 from consumer.exceptions import ConfigError
 from consumer.serialization import RegistryError, build_serde
@@ -29,12 +28,14 @@ from consumer.serialization.framing import confluent_header
 from consumer.serialization.registry import client_config
 from consumer.settings import Settings
 
+from serialization_samples import REPO_SCHEMAS, decoded_record
+
 USER, PASSWORD = "svc-decoder", "registry-s3cret-pw"
 SCHEMA_ID = 4242
 
 
 def _certificate(subject: str, key, issuer_name, issuer_key, *, ca: bool):
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     builder = (
         x509.CertificateBuilder()
         .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
@@ -58,7 +59,7 @@ class _Registry(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # keep pytest's output clean
         pass
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:  # http.server's naming
         length = int(self.headers.get("Content-Length", 0))
         self.rfile.read(length)
         auth = self.headers.get("Authorization")
@@ -127,14 +128,14 @@ def test_credentials_and_ca_from_the_settings_reach_the_registry(https_registry)
 def test_without_credentials_the_registry_refuses(https_registry):
     url, ca_file, _ = https_registry
     serde = build_serde(_settings(url, schema_registry_ca_location=ca_file))
-    with pytest.raises(RegistryError, match="401|Unauthorized"):
+    with pytest.raises(RegistryError, match=r"401|Unauthorized"):
         serde.serialize_clean(decoded_record())
 
 
 def test_without_the_ca_the_registrys_certificate_is_not_trusted(https_registry):
     url, _, _ = https_registry
     serde = build_serde(_settings(url, schema_registry_username=USER, schema_registry_password=PASSWORD))
-    with pytest.raises(RegistryError, match="(?i)certificate"):
+    with pytest.raises(RegistryError, match=r"(?i)certificate"):
         serde.serialize_clean(decoded_record())
 
 
