@@ -31,6 +31,7 @@ from deploy_support import (
 )
 
 ALL_ON = yaml.safe_load(VALUES_ALL_ON.read_text())
+CHART = yaml.safe_load((CHART_DIR / "Chart.yaml").read_text())
 
 
 def _values_file(tmp_path: Path, values: dict) -> Path:
@@ -62,7 +63,7 @@ def test_the_chart_renders_as_a_dependency_of_an_umbrella_chart(run_helm, tmp_pa
     shutil.copytree(CHART_DIR, umbrella / "charts" / "crawl-decoder")
     (umbrella / "Chart.yaml").write_text(yaml.safe_dump({
         "apiVersion": "v2", "name": "crawl-platform", "version": "1.0.0",
-        "dependencies": [{"name": "crawl-decoder", "version": "0.1.0"}],
+        "dependencies": [{"name": "crawl-decoder", "version": CHART["version"]}],
     }))
     # A parent passes `global` to every subchart; the values schema must let it through.
     (umbrella / "values.yaml").write_text(yaml.safe_dump({
