@@ -18,6 +18,7 @@ import yaml
 
 from consumer.serialization.registry import client_config
 from consumer.settings import Settings
+
 from deploy_support import (
     CHART_DIR,
     RELEASE,

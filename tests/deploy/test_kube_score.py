@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from deploy_support import CHART_DIR
 from ensure_kube_score import find_or_build_kube_score
 from go_tool import ToolUnavailable
+
+from deploy_support import CHART_DIR
 
 KUBE_SCORE_FLAGS = ["--ignore-container-cpu-limit", "--output-format", "ci"]
 WAIVER = re.compile(r"^kube-score waiver ([a-z-]+)(?: \([^)]*\))?: (.+)$", re.MULTILINE)
