@@ -37,6 +37,7 @@ from ..replay import (
 )
 from ..serialization.serde import build_serde
 from ..settings import Settings
+from .run import report_unknown_env
 
 EPILOG = """\
 offsets and filters:
@@ -111,6 +112,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
+    report_unknown_env()
     log = get_logger(component="replay")
     options = _options(args, settings)
     threshold = settings.replacement_threshold if args.threshold is None else args.threshold

@@ -177,3 +177,11 @@ def test_a_missing_quarantine_topic_is_a_clear_error(replay, config_file, tmp_pa
     status, _ = replay("--config", str(other))
     assert status == 2
     assert f"quarantine topic {values['quarantine_topic']!r} does not exist" in replay.err
+
+
+def test_an_unknown_settings_variable_is_reported_at_start(replay, monkeypatch):
+    monkeypatch.setenv("CRAWL_DECODER_BATCHSIZE", "10")
+    status, out = replay()
+    assert status == 0 and summary_of(out)["read"] == 0
+    warnings = [e for e in json_lines(replay.err) if e.get("event") == "unknown settings variable ignored"]
+    assert ("CRAWL_DECODER_BATCHSIZE", "CRAWL_DECODER_BATCH_SIZE") in [(e["variable"], e["did_you_mean"]) for e in warnings]
