@@ -13,7 +13,9 @@ FILE defaults to ``$CRAWL_DECODER_OVERRIDES_PATH``, else ``config/overrides.yaml
   the clean topic (settings and ``KAFKA_*`` as for ``run``), or from clean
   records exported one JSON object per line (``-`` for stdin).
 - ``recheck HOST [--last N]``: the newest records of HOST in the clean and
-  quarantine topics, decoded again without overrides: what would change.
+  quarantine topics, decoded again without overrides: per record what would
+  change (the text; only the encoding/source, same text; nothing), and the
+  count of each.
 """
 
 from __future__ import annotations
@@ -99,7 +101,9 @@ def register(subparsers) -> None:
         "recheck", help="decode a host's recent records again without overrides and show what would change",
         description="Reads the newest records of HOST (exact or *.suffix) from the clean topic (whose bytes "
         "are rebuilt from the text when the recorded SHA-256 confirms them) and the quarantine topic (raw bytes), "
-        "runs the normal resolution without overrides and prints, per record, the decision before and after.")
+        "runs the normal resolution without overrides and prints, per record, the decision recorded, the one "
+        "with overrides (for a quarantined record: the current ones) and the one without, and what would "
+        "change: 'text', 'source only' (same text, another encoding or source) or 'none'; then the count of each.")
     recheck.add_argument("host", metavar="HOST")
     _add_kafka(recheck)
     recheck.set_defaults(func=run_recheck)
@@ -192,16 +196,21 @@ def run_recheck(args: argparse.Namespace) -> int:
     current = config.table if config is not None else None
     records = [("clean", r) for r in _topic_records(args, "clean")]
     records += [("quarantine", r) for r in _topic_records(args, "quarantine")]
-    results = recheck(records, matches, current)
-    rows = [("WHERE", "URL", "RECORDED", "WITHOUT OVERRIDES", "SAME TEXT", "LOSSY")]
+    print(format_recheck(recheck(records, matches, current), args.host))
+    return 0
+
+
+def format_recheck(results, host: str) -> str:
+    """``overrides recheck``'s table, one record a row, then the counts: text changes apart from the records
+    whose encoding/source only would change (same text)."""
+    from ..overrides.recheck import RecheckCounts
+
+    # WITH OVERRIDES: a clean record's recorded decision; what the current overrides give a quarantined one.
+    rows = [("WHERE", "URL", "RECORDED", "WITH OVERRIDES", "WITHOUT OVERRIDES", "CHANGE", "LOSSY")]
     for r in results:
         after = r.after or "bytes not rebuildable"
-        rows.append((r.where, r.url, r.before, after, _yes_no(r.same_text), _yes_no(r.lossy)))
-    print(_table(rows))
-    changing = sum(r.changes for r in results)
-    print(f"\n{len(results)} record(s) of {args.host}: {changing} would change without overrides, "
-          f"{sum(r.after is None for r in results)} could not be rebuilt")
-    return 0
+        rows.append((r.where, r.url, r.before, r.now or "-", after, r.change or "-", _yes_no(r.lossy)))
+    return _table(rows) + "\n\n" + RecheckCounts.of(results).summary(host)
 
 
 def _yes_no(value: bool | None) -> str:

@@ -4,6 +4,12 @@ Quarantine records keep the raw bytes.  Clean records keep the text, the encodin
 and the SHA-256 of the body: encoding the text again gives the original bytes
 whenever the hash says so, which is how a clean record "keeps enough to tell".
 A record whose bytes cannot be rebuilt exactly is reported as such, never guessed.
+
+Each record is put in one of three kinds (``Recheck.change``): its text would
+change without overrides (``TEXT``); only the decision would, the encoding or
+its source (``override`` becoming ``meta``, say), the text staying the same
+(``SOURCE_ONLY``, what an override no longer needed looks like); or nothing
+would change (``NONE``).  The summary counts the kinds apart.
 """
 
 from __future__ import annotations
@@ -19,21 +25,70 @@ from ..decoding.data.whatwg import NO_CODE_POINT, SINGLE_BYTE
 from ..decoding.hosts import host_matches, host_of, parse_host_pattern
 from ..processor.records import header_value
 
+#: ``Recheck.change``: what would change without overrides.
+TEXT = "text"
+SOURCE_ONLY = "source only"
+NONE = "none"
+
 _BOMS = {"UTF-8": b"\xef\xbb\xbf", "UTF-16LE": b"\xff\xfe", "UTF-16BE": b"\xfe\xff"}
 
 
 @dataclass(frozen=True, slots=True)
 class Recheck:
+    """One record decoded again without overrides.
+
+    *before* is what the record says: "encoding/source" of a clean record,
+    "encoding/reason" of a quarantined one.  *now* is the decision compared
+    against: a clean record's recorded one; for a quarantined record (which has
+    no decision to keep) what the current overrides give its bytes.  *after* is
+    the normal resolution's.  *after*, *now*, *same_text* and *lossy* are None
+    when the bytes could not be rebuilt.
+    """
+
     url: str
     where: str  # "clean" or "quarantine"
-    before: str  # "encoding/source" as recorded
+    before: str
     after: str | None  # "encoding/source" of the normal path without overrides; None: bytes unavailable
     same_text: bool | None
     lossy: bool | None
+    now: str | None = None  # "encoding/source" compared against (see above)
+
+    @property
+    def change(self) -> str | None:
+        """``TEXT``, ``SOURCE_ONLY`` (same text, another encoding or source) or ``NONE``; None: not rebuilt."""
+        if self.after is None:
+            return None
+        if not self.same_text:
+            return TEXT
+        return SOURCE_ONLY if self.now != self.after else NONE
 
     @property
     def changes(self) -> bool:
-        return self.after is not None and (not self.same_text or self.before != self.after)
+        """Anything would change: the text, or only the encoding/source."""
+        return self.change in (TEXT, SOURCE_ONLY)
+
+
+@dataclass(frozen=True, slots=True)
+class RecheckCounts:
+    """How many records of each kind (``Recheck.change``)."""
+
+    records: int
+    text: int
+    source_only: int
+    unchanged: int
+    unrebuildable: int
+
+    @classmethod
+    def of(cls, results: Iterable[Recheck]) -> RecheckCounts:
+        kinds = [result.change for result in results]
+        return cls(len(kinds), kinds.count(TEXT), kinds.count(SOURCE_ONLY), kinds.count(NONE), kinds.count(None))
+
+    def summary(self, host: str) -> str:
+        return (
+            f"{self.records} record(s) of {host} without overrides: {self.text} would change their text, "
+            f"{self.source_only} only their encoding/source (same text), {self.unchanged} nothing, "
+            f"{self.unrebuildable} could not be rebuilt"
+        )
 
 
 def body_of_clean(record: Mapping) -> bytes | None:
@@ -82,12 +137,13 @@ def _compare(raw: Mapping, body: bytes | None, where: str, before: str, text_now
     if body is None:
         return Recheck(raw["url"], where, before, None, None, None)
     content_type = header_value(raw["headers"], "content-type")
+    now = before
     if text_now is None:  # a quarantined record: compare with what the current overrides give
-        text_now = decode(body, content_type, raw["url"], current).text
+        decided = decode(body, content_type, raw["url"], current)
+        text_now, now = decided.text, f"{decided.encoding}/{decided.source}"
     normal = decode(body, content_type, raw["url"], None)
-    return Recheck(
-        raw["url"], where, before, f"{normal.encoding}/{normal.source}", normal.text == text_now, normal.lossy
-    )
+    after = f"{normal.encoding}/{normal.source}"
+    return Recheck(raw["url"], where, before, after, normal.text == text_now, normal.lossy, now)
 
 
 def host_matcher(pattern: str) -> Callable[[str], bool]:
