@@ -84,10 +84,11 @@ class RecheckCounts:
         return cls(len(kinds), kinds.count(TEXT), kinds.count(SOURCE_ONLY), kinds.count(NONE), kinds.count(None))
 
     def summary(self, host: str) -> str:
+        """One line; it starts as it always did ("N record(s) of HOST: M would change without overrides")."""
         return (
-            f"{self.records} record(s) of {host} without overrides: {self.text} would change their text, "
-            f"{self.source_only} only their encoding/source (same text), {self.unchanged} nothing, "
-            f"{self.unrebuildable} could not be rebuilt"
+            f"{self.records} record(s) of {host}: {self.text + self.source_only} would change without overrides"
+            f" ({self.text} their text, {self.source_only} only their encoding/source with the same text),"
+            f" {self.unchanged} would not, {self.unrebuildable} could not be rebuilt"
         )
 
 

@@ -171,8 +171,8 @@ def test_the_summary_counts_text_changes_apart_from_source_only_ones():
     assert rows[4][3:5] == ["-", "bytes not rebuildable"]
     assert [row[5:] for row in rows] == [[TEXT, "no"], [TEXT, "no"], [SOURCE_ONLY, "no"], [NONE, "no"], ["-", "-"]]
     assert out[6] == ""
-    assert out[7] == (f"5 record(s) of {HOST} without overrides: 2 would change their text, 1 only their "
-                      "encoding/source (same text), 1 nothing, 1 could not be rebuilt")
+    assert out[7] == (f"5 record(s) of {HOST}: 3 would change without overrides (2 their text, 1 only their "
+                      "encoding/source with the same text), 1 would not, 1 could not be rebuilt")
 
 
 def _cells(line: str) -> list[str]:
