@@ -437,12 +437,12 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         machine_at_end = machine_busy()
         main_at_end, clock_at_end = main_thread_schedstat(contender.process.pid), time.monotonic()
         wall = max(clock_at_end - clock_at_first, 1e-9)
-        ran, waited = (end - first for end, first in zip(main_at_end, main_at_first))
+        ran, waited = (end - first for end, first in zip(main_at_end, main_at_first, strict=True))
         contender.main_ran, contender.main_waited = ran / wall, waited / wall
         peak = contender.stop()
         contender.cpu_s -= cpu_at_first
         contender.rdkafka_cpu_s -= rdkafka_cpu_at_first
-        jiffies, idle = (end - first for end, first in zip(machine_at_end, machine_at_first))
+        jiffies, idle = (end - first for end, first in zip(machine_at_end, machine_at_first, strict=True))
         busy = 1 - idle / jiffies if jiffies else float("nan")
         _check_outputs(contender, len(items), timeout)
         return done / seconds, total_bytes / MiB * done / len(items) / seconds, peak, busy
@@ -538,7 +538,7 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
                       f"machine {result.machine_busy:.0%} busy; main thread ran {result.main_ran:.0%}, "
                       f"waited for a core {result.main_waited:.0%}, blocked "
                       f"{1 - result.main_ran - result.main_waited:.0%}", flush=True)  # fmt: skip
-        ratios = [p.records_s / q.records_s for p, q in zip(rounds["processor"], rounds["pass-through"])]
+        ratios = [p.records_s / q.records_s for p, q in zip(rounds["processor"], rounds["pass-through"], strict=True)]
         print(f"  {mode}: processor / pass-through records/s by round: "
               + ", ".join(f"{r:.2f}x" for r in ratios) + f"; {ratio_summary(ratios)}", flush=True)  # fmt: skip
         results.extend(_median_result(rounds[kind]) for kind in ("pass-through", "processor"))

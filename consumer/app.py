@@ -12,18 +12,19 @@ import gc
 import signal
 import threading
 import time
+
 from confluent_kafka import Message
 
-from .decoding import OverrideTable, media_family
+from .decoding import OverrideTable, media_family, prescan
 from .decoding import prepare as prepare_decoders
-from .decoding import prescan
 from .decoding.codecs import multibyte as multibyte_codecs
 from .decoding.codecs import utf8 as utf8_codec
 from .decoding.codecs import utf16 as utf16_codec
+from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.startup import wait_for_cluster
-from .observability.health import Heartbeat, HealthServer
+from .observability.health import HealthServer, Heartbeat
 from .observability.host_alarms import HostAlarms, alarms_route
 from .observability.lag import LagMonitor
 from .observability.logging import get_logger
@@ -31,7 +32,6 @@ from .observability.metrics import Metrics
 from .overrides.reload import OverridesWatcher
 from .overrides.review import active_table, overdue
 from .overrides.shadow import ShadowStats
-from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
 from .processor.decide import Decider
 from .processor.route import NOT_TEXT, QUARANTINE, SKIP, Routed, Router
 from .serialization.serde import build_serde
@@ -110,7 +110,10 @@ class App:
         # The group's lag from the broker's offsets: the consumer's own statistic misses offsets
         # committed through the producer's transaction (consumer/observability/lag.py).
         self.lag = LagMonitor(
-            lambda: make_consumer(connection, settings.group_id), settings.group_id, settings.landing_topic, self.metrics
+            lambda: make_consumer(connection, settings.group_id),
+            settings.group_id,
+            settings.landing_topic,
+            self.metrics,
         )
 
     # -- lifecycle -----------------------------------------------------------

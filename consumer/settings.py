@@ -106,7 +106,10 @@ class Settings:
         if ":" in self.schema_registry_username:
             yield "schema_registry_username must not contain ':' (HTTP basic auth cannot carry it)"
         if self.schema_registry_username and _without_userinfo(self.schema_registry_url) != self.schema_registry_url:
-            yield "schema registry credentials are both in schema_registry_url and in schema_registry_username: keep one"
+            yield (
+                "schema registry credentials are both in schema_registry_url and in schema_registry_username:"
+                " keep one"
+            )
 
     def __repr__(self) -> str:
         # The registry URL may carry user:password@ (basic auth); a repr ends up in logs and tracebacks.

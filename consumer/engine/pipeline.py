@@ -184,7 +184,8 @@ class Pipeline:
             raise self._died(EngineFatalError(f"the batch writer failed: {failure!r}")) from failure
         what = "wedged" if isinstance(failure, Wedged) else "failed"
         if self._renewed:
-            raise self._died(EngineFatalError(f"transactional producer {what} again before any batch committed: {failure}"))
+            again = f"transactional producer {what} again before any batch committed: {failure}"
+            raise self._died(EngineFatalError(again))
         self._renewed = True
         self._on_result("aborted")
         self._writer = self._new_writer()
@@ -203,7 +204,7 @@ class Pipeline:
         """In a rebalance callback: note, recover now, keep a failure for the loop's thread."""
         try:
             taken = self._take(drain())
-        except BaseException as exc:  # fatal, or a hook failed: raised by the loop's next check
+        except BaseException as exc:  # noqa: BLE001 - fatal, or a hook failed: raised by the loop's next check
             self._kept_error = self._kept_error or exc
             return
         if taken is not None:

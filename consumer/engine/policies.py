@@ -164,7 +164,8 @@ class AtLeastOnce:
     def write(self, batch: Batch, consumer: Consumer) -> None:
         failures: list[object] = []
 
-        def on_delivery(error: KafkaError | None, _message: object) -> None:  # failures only (delivery.report.only.error)
+        # Called for failures only (delivery.report.only.error).
+        def on_delivery(error: KafkaError | None, _message: object) -> None:
             if error is not None:
                 failures.append(error)
 

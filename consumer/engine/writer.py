@@ -130,7 +130,7 @@ class Writer:
     def _run(self) -> None:
         try:
             self._policy.start(self._watch)
-        except BaseException as exc:  # reported to the loop's thread
+        except BaseException as exc:  # noqa: BLE001 - reported to the loop's thread
             self._end(exc)
             return
         with self._cv:
@@ -160,7 +160,7 @@ class Writer:
             self._policy.write(batch, self._consumer)
         except Abortable as exc:
             return self._aborted(exc)
-        except BaseException as exc:  # ProducerFailed, fencing (EngineFatalError), a bug: reported
+        except BaseException as exc:  # noqa: BLE001 - ProducerFailed, fencing (EngineFatalError), a bug: reported
             self._end(exc)
             return False
         with self._cv:
@@ -177,7 +177,7 @@ class Writer:
         except EngineFatalError as fatal:  # fenced meanwhile: no new producer may take the id back
             self._end(fatal)
             return False
-        except BaseException as failure:  # the producer cannot undo the transaction: a new one must
+        except BaseException as failure:  # noqa: BLE001 - the producer cannot undo the transaction: a new one must
             replaced = ProducerFailed(f"{exc}; then abort failed: {failure}")
             replaced.__cause__ = failure
             self._end(replaced)

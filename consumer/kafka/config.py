@@ -119,7 +119,7 @@ class KafkaConnection:
         ]
         # A user-supplied property may carry a secret (``sasl.oauthbearer.client.secret``...):
         # show which keys are set, never their values.
-        items.append(("extra", {key: _HIDDEN for key in self.extra}))
+        items.append(("extra", dict.fromkeys(self.extra, _HIDDEN)))
         return items
 
     def _validate(self) -> None:

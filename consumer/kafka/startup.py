@@ -74,7 +74,8 @@ def wait_for_cluster(
             return True
         now = time.monotonic()
         if said is None or said[0] != problem or now - said[1] >= log_every_s:
-            log.error("waiting for kafka", problem=problem, tried=detail, attempts=attempts, waited_s=round(now - started, 1))
+            waited_s = round(now - started, 1)
+            log.error("waiting for kafka", problem=problem, tried=detail, attempts=attempts, waited_s=waited_s)
             said = (problem, now)
         stop.wait(interval_s)
     return False

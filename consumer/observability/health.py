@@ -83,10 +83,10 @@ class _Handler(BaseHTTPRequestHandler):
     # A client that opens a connection and sends nothing must not hold a thread forever.
     timeout = 10
 
-    def do_GET(self) -> None:  # noqa: N802 (the http.server naming)
+    def do_GET(self) -> None:
         self._answer(send_body=True)
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._answer(send_body=False)
 
     def _answer(self, *, send_body: bool) -> None:
@@ -106,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _run(self, route: Route) -> tuple[int, str, bytes]:
         try:
             return route()
-        except Exception:
+        except Exception:  # noqa: BLE001
             # A failing check means "not healthy", never a dead server thread.
             _log.exception("health route failed", path=self.path)
             return 500, TEXT, b"internal error\n"

@@ -236,8 +236,10 @@ def test_deleted_file_keeps_the_last_good_and_says_so_once(write, events, clock)
     assert watcher.current is good
     assert watcher.rejected
     assert [str(error) for error in events.rejections] == [
-        f"{path}: file not found\n{path}: refused; keeping the last good overrides (sha256 {good.digest[:12]})\n"
-        f"{path}: to remove every override, write 'overrides: []'"
+        (
+            f"{path}: file not found\n{path}: refused; keeping the last good overrides (sha256 {good.digest[:12]})\n"
+            f"{path}: to remove every override, write 'overrides: []'"
+        )
     ]
     write(V2)
     assert watcher.check() is True

@@ -206,7 +206,7 @@ class ProcessorProcess:
 
     def __init__(self, env: dict[str, str], log_path: Path) -> None:
         self.log_path = log_path
-        self._log = open(log_path, "ab")
+        self._log = open(log_path, "ab")  # noqa: SIM115 - the child writes to it until close()
         self.popen = subprocess.Popen(
             [sys.executable, "-m", "consumer.cli", "run"],
             cwd=REPO,
@@ -254,18 +254,18 @@ def processor_env(kafka_bootstrap, topics, group_id, transactional_id, tmp_path)
     """``processor_env(**settings) -> env``: CRAWL_DECODER_* variables for this test's topics and ids."""
 
     def make(bootstrap: str | None = None, **settings) -> dict[str, str]:
-        values = dict(
-            landing_topic=topics["landing"],
-            clean_topic=topics["clean"],
-            quarantine_topic=topics["quarantine"],
-            group_id=group_id,
-            transactional_id=transactional_id,
-            http_port=0,
-            overrides_path=str(tmp_path / "no-overrides.yaml"),  # missing: no overrides
-            batch_size=50,
-            batch_timeout_ms=100,
-            shutdown_timeout_s=20,
-        )
+        values = {
+            "landing_topic": topics["landing"],
+            "clean_topic": topics["clean"],
+            "quarantine_topic": topics["quarantine"],
+            "group_id": group_id,
+            "transactional_id": transactional_id,
+            "http_port": 0,
+            "overrides_path": str(tmp_path / "no-overrides.yaml"),  # missing: no overrides
+            "batch_size": 50,
+            "batch_timeout_ms": 100,
+            "shutdown_timeout_s": 20,
+        }
         values.update(settings)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWL_DECODER_", "KAFKA_"))}
         env.update({f"CRAWL_DECODER_{k.upper()}": str(v) for k, v in values.items()})

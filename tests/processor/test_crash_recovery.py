@@ -21,11 +21,10 @@ from confluent_kafka import TopicPartition
 
 from consumer.app import App
 from consumer.devbroker import LocalBroker
-from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
 from consumer.engine import ConsumerPositions, EngineFatalError, ExactlyOnce, Interrupted, rewind
 from consumer.engine.policies import unwatched
+from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
 from consumer.settings import Settings
-
 
 RECORDS = 4000
 KILL_AFTER = (600, 1600, 2600)  # output offsets reached before each SIGKILL
@@ -40,7 +39,9 @@ def test_sigkill_mid_stream_several_times_then_exactly_once(
     for threshold in KILL_AFTER:
         process = spawn_processor(env)
         helpers.wait_for(
-            lambda: helpers.output_offsets(kafka_connection, topics) >= threshold or process.popen.poll() is not None,
+            lambda threshold=threshold, process=process: (
+                helpers.output_offsets(kafka_connection, topics) >= threshold or process.popen.poll() is not None
+            ),
             f"output past {threshold} offsets",
             timeout=180,
         )
@@ -112,7 +113,7 @@ class _Running:
     def _run(self) -> None:
         try:
             self.app.run()
-        except BaseException as exc:  # reported by the test, not swallowed
+        except BaseException as exc:  # noqa: BLE001 - reported by the test, not swallowed
             self.error = exc
 
     def stop(self, timeout: float) -> None:
@@ -227,7 +228,7 @@ def _input_consumed(connection: KafkaConnection, group_id: str, topic: str) -> b
         partitions = [TopicPartition(topic, p) for p in consumer.list_topics(topic, timeout=10).topics[topic].partitions]
         committed = consumer.committed(partitions, timeout=10)
         ends = [consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in partitions]
-        return all(end == 0 or tp.offset >= end for tp, end in zip(committed, ends))  # an empty partition has nothing to commit
+        return all(end == 0 or tp.offset >= end for tp, end in zip(committed, ends, strict=True))  # an empty partition has nothing to commit
     finally:
         consumer.close()
 

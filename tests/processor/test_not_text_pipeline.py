@@ -93,7 +93,7 @@ def test_a_batch_of_nothing_but_binary_commits_its_offsets_and_writes_nothing(
     produce_to_partitions(kafka_connection, store, topics["landing"], binary, partitions=3)
     settings = settings_for()
     app = running_app(settings)
-    everything = {partition: (3, 3) for partition in range(3)}
+    everything = dict.fromkeys(range(3), (3, 3))
     helpers.wait_for(
         lambda: committed_and_end(kafka_connection, settings.group_id, topics["landing"]) == everything,
         "offsets committed for a batch with no output",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import random
 
-
 from consumer.samples import samples
 
 

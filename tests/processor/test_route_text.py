@@ -10,7 +10,7 @@ import pytest
 
 from consumer.processor.records import Origin
 from consumer.processor.route import CLEAN, Router
-from consumer.serialization.avro import AvroSerializer, AvroDeserializer
+from consumer.serialization.avro import AvroDeserializer, AvroSerializer
 from consumer.serialization.schemas import SchemaStore
 
 PAGE = "<!doctype html><meta charset={charset}><title>Grüße aus Zürich</title><p>東京 €"

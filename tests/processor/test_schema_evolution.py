@@ -22,6 +22,7 @@ import uuid
 
 import pytest
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+from confluent_kafka.schema_registry.error import SchemaRegistryError
 from fastavro import schemaless_writer
 
 from consumer.app import App
@@ -136,7 +137,7 @@ def test_the_mock_registry_is_per_client_not_per_url():
     url = f"mock://{uuid.uuid4().hex}"
     first, second = SchemaRegistryClient.new_client({"url": url}), SchemaRegistryClient.new_client({"url": url})
     schema_id = first.register_schema("s-value", Schema(json.dumps(newer_raw_schema()), "AVRO"))
-    with pytest.raises(Exception):
+    with pytest.raises(SchemaRegistryError, match="Schema Not Found"):
         second.get_schema(schema_id)
 
 

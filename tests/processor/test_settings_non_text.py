@@ -21,7 +21,7 @@ def test_the_file_and_the_environment_set_it(tmp_path):
 
 @pytest.mark.parametrize("value", ["drop", "", "true"])
 def test_an_unknown_policy_is_a_configuration_error_naming_the_choices(value):
-    with pytest.raises(ConfigError, match="non_text.*one of skip, quarantine"):
+    with pytest.raises(ConfigError, match=r"non_text.*one of skip, quarantine"):
         Settings.load(environ={"CRAWL_DECODER_NON_TEXT": value})
     with pytest.raises(ConfigError, match="non_text"):
         Settings(transactional_id="t", non_text=value)
