@@ -5,14 +5,17 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from serialization_samples import REPO_SCHEMAS, decoded_record, quarantined_record
 
 from consumer.serialization import Framing, build_serde
 from consumer.settings import Settings
 
+from serialization_samples import REPO_SCHEMAS, decoded_record, quarantined_record
+
 
 @pytest.mark.parametrize(
-    ("registry_url", "framing"), [("", Framing.SINGLE_OBJECT), (f"mock://{uuid.uuid4().hex}", Framing.CONFLUENT)]
+    ("registry_url", "framing"),
+    [("", Framing.SINGLE_OBJECT), (f"mock://{uuid.uuid4().hex}", Framing.CONFLUENT)],
+    ids=["single-object", "confluent"],  # the same ids in every xdist worker (the url is random)
 )
 def test_clean_and_quarantine_records_are_framed_as_configured_and_read_back(registry_url, framing):
     serde = build_serde(Settings(schemas_dir=str(REPO_SCHEMAS), schema_registry_url=registry_url))
