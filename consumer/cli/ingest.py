@@ -23,7 +23,7 @@ from ..kafka import MAX_BODY_BYTES
 from ..kafka.config import KafkaConnection
 from ..observability.logging import configure_logging
 from ..serialization.avro import AvroSerializer
-from ..serialization.registry import SchemaRegistry, value_subject
+from ..serialization.registry import registry_from_settings, value_subject
 from ..serialization.schemas import SchemaStore
 from ..settings import Settings
 
@@ -127,11 +127,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serializer(settings: Settings, topic: str) -> AvroSerializer:
-    """RawResponse framing as the processor's settings say: the registry's when one is set, else single-object."""
+    """RawResponse framing as the processor's settings say: the registry's (with its credentials and CA) when one
+    is set, else single-object."""
     store = SchemaStore(settings.schemas_dir or None)
-    if not settings.schema_registry_url:
+    registry = registry_from_settings(settings)
+    if registry is None:
         return AvroSerializer(store, "RawResponse")
-    return AvroSerializer(store, "RawResponse", SchemaRegistry(settings.schema_registry_url), value_subject(topic))
+    return AvroSerializer(store, "RawResponse", registry, value_subject(topic))
 
 
 def _stop_on_signals(ingester: Ingester) -> None:

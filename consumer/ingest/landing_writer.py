@@ -7,8 +7,9 @@
 
 Each call makes one RawResponse (``raw_response``: the checks and the header rule), framed as the
 processor reads it (Avro single-object encoding, or the Confluent wire format with a Schema
-Registry URL) and keyed by URL, and hands it to an idempotent producer (``acks=all``,
-``enable.idempotence``: librdkafka's retries write a record once, in order per partition).
+Registry URL, reached with ``schema_registry_config``: ``client_config()``'s basic auth and CA)
+and keyed by URL, and hands it to an idempotent producer (``acks=all``, ``enable.idempotence``:
+librdkafka's retries write a record once, in order per partition).
 ``write`` does not wait for the broker: delivery reports arrive in ``poll``, ``flush`` and
 ``close`` (in the caller's thread) and go to ``on_delivery`` when one is given.  ``close`` (or
 leaving the ``with`` block) waits for every record and raises ``DeliveryError`` when any failed or
@@ -60,6 +61,7 @@ class LandingWriter:
         *,
         crawl_id: str | None = None,
         schema_registry_url: str = "",
+        schema_registry_config: Mapping[str, str] | None = None,
         on_delivery: Callable[[Delivery], None] | None = None,
         producer_config: Mapping[str, object] | None = None,
         flush_timeout_s: float = 60.0,
@@ -73,7 +75,7 @@ class LandingWriter:
         self.on_delivery = on_delivery
         self.flush_timeout_s = flush_timeout_s
         self._producer_config = dict(producer_config or {})
-        registry = SchemaRegistry(schema_registry_url) if schema_registry_url else None
+        registry = SchemaRegistry(schema_registry_url, schema_registry_config) if schema_registry_url else None
         self._serialize = AvroSerializer(
             SchemaStore(schemas_dir), "RawResponse", registry, value_subject(topic) if registry else None
         )

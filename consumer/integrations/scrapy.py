@@ -8,6 +8,11 @@ Enable it in the project's ``settings.py`` (Scrapy is an optional extra:
     CRAWL_DECODER_CRAWL_ID = "news-2025-06"            # optional
     # The Kafka connection: the KAFKA_* environment variables, or
     CRAWL_DECODER_KAFKA_BOOTSTRAP_SERVERS = "kafka-0:9092"
+    # Optional: the Confluent wire format through a Schema Registry, with basic auth and a private CA
+    CRAWL_DECODER_SCHEMA_REGISTRY_URL = "https://registry:8081"
+    CRAWL_DECODER_SCHEMA_REGISTRY_USERNAME = "crawler"
+    CRAWL_DECODER_SCHEMA_REGISTRY_PASSWORD = os.environ["REGISTRY_PASSWORD"]
+    CRAWL_DECODER_SCHEMA_REGISTRY_CA_LOCATION = "/etc/registry/ca.crt"
 
 It listens to the ``response_downloaded`` signal, which the downloader sends as soon as the download
 handler returns, before any downloader middleware runs: the body is as received (still gzip, br or
@@ -34,6 +39,7 @@ from scrapy.exceptions import NotConfigured
 from ..exceptions import CrawlDecoderError
 from ..ingest import Delivery, DeliveryError, LandingWriter
 from ..kafka import MAX_BODY_BYTES, KafkaConnection
+from ..serialization.registry import client_config
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +65,11 @@ class LandingExtension:
             connection,
             crawl_id=settings.get(PREFIX + "CRAWL_ID") or None,
             schema_registry_url=settings.get(PREFIX + "SCHEMA_REGISTRY_URL", ""),
+            schema_registry_config=client_config(
+                username=settings.get(PREFIX + "SCHEMA_REGISTRY_USERNAME", ""),
+                password=settings.get(PREFIX + "SCHEMA_REGISTRY_PASSWORD", ""),
+                ca_location=settings.get(PREFIX + "SCHEMA_REGISTRY_CA_LOCATION", ""),
+            ),
             producer_config=settings.getdict(PREFIX + "PRODUCER_CONFIG"),
             on_delivery=lambda report: _count(stats, report),
         )

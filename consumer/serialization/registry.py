@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
@@ -34,6 +34,31 @@ def client_config(*, username: str = "", password: str = "", ca_location: str = 
     if ca_location:
         config["ssl.ca.location"] = ca_location
     return config
+
+
+class RegistrySettings(Protocol):
+    """The settings that say which registry to use and how to reach it (``consumer.settings.Settings`` has them)."""
+
+    schema_registry_url: str
+    schema_registry_username: str
+    schema_registry_password: str
+    schema_registry_ca_location: str
+
+
+def registry_from_settings(settings: RegistrySettings) -> SchemaRegistry | None:
+    """The registry the settings name, with their basic auth and CA; None when no URL is set.
+
+    The one place the settings become a registry client, so every writer (the processor, replay,
+    ``crawl-decoder ingest``) reaches it with the same credentials.
+    """
+    if not settings.schema_registry_url:
+        return None
+    config = client_config(
+        username=settings.schema_registry_username,
+        password=settings.schema_registry_password,
+        ca_location=settings.schema_registry_ca_location,
+    )
+    return SchemaRegistry(settings.schema_registry_url, config)
 
 
 def value_subject(topic: str) -> str:

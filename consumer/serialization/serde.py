@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .avro import AvroDeserializer, AvroSerializer
-from .registry import SchemaRegistry, client_config, value_subject
+from .registry import registry_from_settings, value_subject
 from .schemas import SchemaStore
 
 
@@ -46,14 +46,7 @@ def build_serde(settings: SerdeSettings) -> Serde:
         # Not in schemas_dir: a second RawResponse there would replace our reader and the copy of
         # RawResponse that QuarantinedResponse embeds.  load_directory keeps them apart.
         store.load_directory(settings.writer_schemas_dir)
-    registry = None
-    if settings.schema_registry_url:
-        config = client_config(
-            username=settings.schema_registry_username,
-            password=settings.schema_registry_password,
-            ca_location=settings.schema_registry_ca_location,
-        )
-        registry = SchemaRegistry(settings.schema_registry_url, config)
+    registry = registry_from_settings(settings)
 
     def serializer(name: str, topic: str) -> AvroSerializer:
         return AvroSerializer(store, name, registry, value_subject(topic) if registry else None)
