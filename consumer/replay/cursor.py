@@ -14,7 +14,11 @@ one group share the partitions (and their commits are fenced by the group
 generation, as the processor's are) instead of both replaying everything.  A
 member is done once it has held partitions and every partition it holds is
 read to its stop (or closed by ``--max``); a partition it gets later, from a
-member that left, it reads from the committed cursor.  A dry run commits
+member that left, it reads from the committed cursor.  Partitions *lost* (a
+session that expired in a stall, a broker restart) were not handed to another
+member: the member rejoins and gets them back, so until its next assignment it
+is not done, although it holds nothing (it used to end the run there, with
+most records not replayed and nothing said).  A dry run commits
 nothing, so it assigns the partitions itself, at the real group's cursors,
 under a throwaway group.
 """
@@ -114,6 +118,8 @@ class ReplayCursor:
         #: Partitions this member holds.
         self._held: set[int] = set()
         self._had_partitions = False
+        #: Partitions were lost and the member has not been assigned again since.
+        self._rejoining = False
 
     # -- Offsets ---------------------------------------------------------------------------
 
@@ -172,6 +178,8 @@ class ReplayCursor:
     def exhausted(self) -> bool:
         if not self.ranges or all(r.closed for r in self.ranges.values()):
             return True
+        if self._rejoining:
+            return False
         return self._had_partitions and all(self.ranges[p].done for p in self._held if p in self.ranges)
 
     # -- replay's own ------------------------------------------------------------------------
@@ -201,6 +209,7 @@ class ReplayCursor:
     # -- the group's rebalances (the engine's own callbacks run inside) -----------------------
 
     def _on_assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self._rejoining = False
         self._hold([tp.partition for tp in partitions])
         self._rebalanced.on_assign(consumer, partitions)
 
@@ -211,6 +220,7 @@ class ReplayCursor:
     def _on_lost(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
         self._rebalanced.on_lost(consumer, partitions)
         self._release(consumer, partitions)
+        self._rejoining = True
 
     def _hold(self, partitions: list[int]) -> None:
         for p in partitions:
