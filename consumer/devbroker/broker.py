@@ -13,6 +13,7 @@ import base64
 import ctypes
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -273,8 +274,45 @@ def random_cluster_id() -> str:
             return text
 
 
+#: Listening ports are drawn from here up to the start of the kernel's ephemeral range.
+LISTEN_PORTS_FROM = 10000
+_EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
 def free_ports(count: int) -> list[int]:
-    """``count`` distinct TCP ports free on 127.0.0.1 now (the kernel picks them)."""
+    """``count`` distinct TCP ports free on 127.0.0.1 now, below the kernel's ephemeral range.
+
+    A port the kernel picks (bind to 0) is an ephemeral one: free now, but the kernel may hand it
+    to any outgoing connection (Kafka clients open many) in the seconds before the JVM binds it,
+    and the broker then dies of "Address already in use" (the likely end of a ``crawl-decoder
+    broker`` start in a fresh-clone CI run, four test workers connecting; its log was not kept).
+    Below that range only another listener can take it.  Falls back to the kernel's choice where the range is unknown.
+    """
+    low = _ephemeral_low()
+    if low - LISTEN_PORTS_FROM < 100 * count:
+        return _kernel_ports(count)
+    found: list[int] = []
+    for port in random.sample(range(LISTEN_PORTS_FROM, low), k=min(low - LISTEN_PORTS_FROM, 200 * count)):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # taken: try the next one
+        found.append(port)
+        if len(found) == count:
+            return found
+    return _kernel_ports(count)
+
+
+def _ephemeral_low() -> int:
+    """The first port of ``net.ipv4.ip_local_port_range`` (32768 by default); 0 when unknown."""
+    try:
+        return int(_EPHEMERAL_RANGE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _kernel_ports(count: int) -> list[int]:
     sockets = []
     try:
         for _ in range(count):

@@ -22,7 +22,11 @@ def _read_line(process: subprocess.Popen[str], timeout: float) -> str:
         deadline = time.monotonic() + timeout
         while process.poll() is None and time.monotonic() < deadline:
             if selector.select(timeout=1.0):
-                return process.stdout.readline().strip()
+                line = process.stdout.readline()
+                if line:
+                    return line.strip()
+                break  # stdout closed: the command ended without an address
+    process.wait(timeout=60)
     pytest.fail(f"no address within {timeout:g} s (exit status {process.poll()}): {process.stderr.read()}")
 
 

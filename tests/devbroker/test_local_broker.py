@@ -5,10 +5,12 @@ from __future__ import annotations
 import socket
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from consumer.devbroker import DevBrokerError, LocalBroker, bootstrap_from_env_or_start, random_cluster_id
+from consumer.devbroker import DevBrokerError, LocalBroker, bootstrap_from_env_or_start, free_ports, random_cluster_id
+from consumer.devbroker.broker import LISTEN_PORTS_FROM
 from consumer.devbroker.properties import server_properties
 from consumer.kafka import (
     MESSAGE_LIMIT_BYTES,
@@ -52,6 +54,17 @@ def _values(bootstrap: str, topic: str, count: int, consume) -> list[bytes]:
         return [m.value() for m in consume(consumer, lambda got: len(got) >= count)]
     finally:
         consumer.close()
+
+
+def test_free_ports_are_distinct_bindable_and_never_ephemeral():
+    # An ephemeral port may be handed to any outgoing connection before the JVM binds it.
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    ports = free_ports(2)
+    assert len(set(ports)) == 2
+    assert all(LISTEN_PORTS_FROM <= port < low for port in ports)
+    for port in ports:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", port))
 
 
 def test_constructor_starts_nothing(tmp_path):
