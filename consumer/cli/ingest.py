@@ -26,6 +26,7 @@ from ..serialization.avro import AvroSerializer
 from ..serialization.registry import registry_from_settings, value_subject
 from ..serialization.schemas import SchemaStore
 from ..settings import Settings
+from .run import report_unknown_env
 
 EPILOG = """\
 resuming:
@@ -100,6 +101,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
+    report_unknown_env()
     if args.files.count("-") > 1:
         raise ConfigError("standard input (-) can be given once")
     topic = args.topic or settings.landing_topic

@@ -3,6 +3,7 @@ interrupted (Ctrl-C, SIGKILL) then run again: every response on the landing topi
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import uuid
@@ -148,3 +149,16 @@ def test_ctrl_c_commits_the_batch_in_hand_and_a_rerun_finishes_exactly_once(
     assert_each_page_once(landing(), urls)
     again = run_ingest(str(path))
     assert "1 already done" in again.stdout.decode() and len(landing()) == PAGES
+
+
+def test_an_unknown_settings_variable_is_reported_at_start(run_ingest, ingest_env, landing):
+    # The landing topic, the registry and the schemas come from the settings: a misspelt one is said.
+    builder = WarcBuilder(gzip=True)
+    builder.page("https://example.com/a", b"<p>a</p>")
+    ingest_env["CRAWL_DECODER_LANDING_TOPC"] = "crawl.raw"
+    done = run_ingest("-", stdin=builder.getvalue())
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    events = [json.loads(line) for line in done.stderr.decode().splitlines() if line.startswith("{")]
+    warned = [(e["variable"], e.get("did_you_mean")) for e in events if e["event"] == "unknown settings variable ignored"]
+    assert warned == [("CRAWL_DECODER_LANDING_TOPC", "CRAWL_DECODER_LANDING_TOPIC")]
+    assert [r["url"] for r in landing()] == ["https://example.com/a"]
