@@ -109,13 +109,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
+        module = item.nodeid.split("::")[0]
+        if module.rsplit("/", 1)[-1] in _ONE_AT_A_TIME:
+            item.add_marker(pytest.mark.xdist_group("broker-restarts"))
+            continue
         # _fixtureinfo: pytest has no public way to ask a test for the scopes of its fixtures.
         fixturedefs = getattr(item, "_fixtureinfo", None)
         if fixturedefs is None:
             continue
         scopes = {defs[-1].scope for defs in fixturedefs.name2fixturedefs.values() if defs}
         if scopes & {"module", "class", "package"}:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+            item.add_marker(pytest.mark.xdist_group(module))
+
+
+#: Modules that restart a broker of their own, or stall a member past its session, and then wait for
+#: Kafka's recovery within bounds: they run one after another on one worker, as before xdist. Run side
+#: by side (two broker JVMs restarting on two cores) a recovery once outlasted the test's five minutes.
+_ONE_AT_A_TIME = frozenset({"test_crash_recovery.py", "test_replay_broker_restart.py", "test_replay_rebalance.py"})
 
 
 # -- fixtures -----------------------------------------------------------------------
