@@ -286,13 +286,12 @@ def free_ports(count: int) -> list[int]:
     to any outgoing connection (Kafka clients open many) in the seconds before the JVM binds it,
     and the broker then dies of "Address already in use" (the likely end of a ``crawl-decoder
     broker`` start in a fresh-clone CI run, four test workers connecting; its log was not kept).
-    Below that range only another listener can take it.  Falls back to the kernel's choice where the range is unknown.
+    Below that range only another listener can take it.  Falls back to the kernel's choice where the
+    range is unknown or no port below it is free.
     """
-    low = _ephemeral_low()
-    if low - LISTEN_PORTS_FROM < 100 * count:
-        return _kernel_ports(count)
+    below_ephemeral = range(LISTEN_PORTS_FROM, _ephemeral_low())  # empty when the range is unknown
     found: list[int] = []
-    for port in random.sample(range(LISTEN_PORTS_FROM, low), k=min(low - LISTEN_PORTS_FROM, 200 * count)):
+    for port in random.sample(below_ephemeral, k=min(len(below_ephemeral), 200 * count)):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             try:
                 sock.bind(("127.0.0.1", port))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from confluent_kafka import TopicPartition
 
 from consumer.engine import rewind
@@ -144,45 +145,43 @@ def test_a_member_is_done_once_it_held_partitions_and_read_each_to_its_stop(kafk
         consumer.close()
 
 
-def test_a_member_that_lost_its_partitions_is_not_done_until_it_is_assigned_again(
-    kafka_connection, topic_factory, group_id
-):
+
+@pytest.fixture
+def joined(kafka_connection, topic_factory, group_id):
+    """(cursor, consumer, partitions): a subscribed cursor over two partitions, [0, 100) each, whose member has
+    been assigned both, its rebalance callbacks called as librdkafka calls them."""
+    topic = topic_factory(partitions=2)
+    consumer = make_consumer(kafka_connection, group_id)
+    cursor = ReplayCursor(
+        topic, lambda _: {p: PartitionRange(topic, p, low=0, start=0, stop=100) for p in (0, 1)}, subscribe=True
+    )
+    try:
+        cursor.attach(consumer, NoRebalance())
+        held = [TopicPartition(topic, 0), TopicPartition(topic, 1)]
+        cursor._on_assign(consumer, held)
+        yield cursor, consumer, held
+    finally:
+        consumer.close()
+
+
+def test_a_member_that_lost_its_partitions_is_not_done_until_it_is_assigned_again(joined):
     # A stall past max.poll.interval.ms or a broker restart loses the partitions: nobody else holds
     # them, the member rejoins and gets them back. Holding nothing meanwhile is not being done (the
     # run used to end there: 290 of 3000 records released, "replay finished", no error).
-    topic = topic_factory(partitions=2)
-    fill(kafka_connection, topic, 6)
-    consumer = make_consumer(kafka_connection, group_id)
-    ranges = {p: PartitionRange(topic, p, low=0, start=0, stop=100) for p in (0, 1)}
-    cursor = ReplayCursor(topic, lambda _: ranges, subscribe=True)
-    try:
-        cursor.attach(consumer, NoRebalance())
-        held = [TopicPartition(topic, 0), TopicPartition(topic, 1)]
-        cursor._on_assign(consumer, held)  # as librdkafka calls it: the member joined
-        assert not cursor.exhausted()
-        cursor._on_lost(consumer, held)
-        assert cursor.assignment() == []
-        assert not cursor.exhausted(), "lost partitions come back: not done"
-        cursor._on_assign(consumer, held)
-        assert not cursor.exhausted(), "assigned again, nothing read yet"
-        for found in ranges.values():
-            found.reached_end = True
-        assert cursor.exhausted()
-    finally:
-        consumer.close()
+    cursor, consumer, held = joined
+    assert not cursor.exhausted()
+    cursor._on_lost(consumer, held)
+    assert cursor.assignment() == []
+    assert not cursor.exhausted(), "lost partitions come back: not done"
+    cursor._on_assign(consumer, held)
+    assert not cursor.exhausted(), "assigned again, nothing read yet"
+    for found in cursor.ranges.values():
+        found.reached_end = True
+    assert cursor.exhausted()
 
 
-def test_a_member_whose_partitions_went_to_another_member_is_done(kafka_connection, topic_factory, group_id):
+def test_a_member_whose_partitions_went_to_another_member_is_done(joined):
     # Revoked (not lost): another member holds them now and reads them; this one has nothing left to do.
-    topic = topic_factory(partitions=2)
-    consumer = make_consumer(kafka_connection, group_id)
-    ranges = {p: PartitionRange(topic, p, low=0, start=0, stop=100) for p in (0, 1)}
-    cursor = ReplayCursor(topic, lambda _: ranges, subscribe=True)
-    try:
-        cursor.attach(consumer, NoRebalance())
-        held = [TopicPartition(topic, 0), TopicPartition(topic, 1)]
-        cursor._on_assign(consumer, held)
-        cursor._on_revoke(consumer, held)
-        assert cursor.assignment() == [] and cursor.exhausted()
-    finally:
-        consumer.close()
+    cursor, consumer, held = joined
+    cursor._on_revoke(consumer, held)
+    assert cursor.assignment() == [] and cursor.exhausted()
