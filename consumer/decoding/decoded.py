@@ -80,7 +80,8 @@ class Decoded:
     mojibake_suspected: bool = False
     override: Override | None = None
     binary: str | None = None
-    #: The valid UTF-8 of a lazy decode, decoded on the first read of ``text``; else None.
+    #: The text's UTF-8 when a lazy decode has it at hand, else None: the valid UTF-8 of the body,
+    #: decoded on the first read of ``text``, or the encoding of a legacy decode's text.
     _utf8: bytes | None = field(default=None, compare=False, repr=False)
 
     __hash__ = None  # type: ignore[assignment]  # declared is a mapping

@@ -88,12 +88,15 @@ def decode(
 
 
 def text_utf8(decoded: Decoded, body: bytes) -> bytes | None:
-    """``decoded.text`` encoded as UTF-8, when *body* (what ``decode`` was given) already holds it.
+    """``decoded.text`` encoded as UTF-8, when the decode already has it: None, or those bytes.
 
-    A UTF-8 decode without replacements is the text of these very bytes, minus
-    the BOM (which always decides: ``resolve``): a writer can copy them instead
-    of encoding the text again.  None for any other decode.
+    A UTF-8 decode without replacements is the text of *body*'s very bytes (what
+    ``decode`` was given), minus the BOM (which always decides: ``resolve``); a
+    lazy decode of any other encoding kept its text's UTF-8.  A writer copies
+    them instead of encoding the text again.
     """
+    if decoded._utf8 is not None:
+        return decoded._utf8
     if decoded.encoding != "UTF-8" or decoded.replacements:
         return None
     return body[sniff_bom(body)[1] :] if decoded.source == "bom" else body

@@ -42,7 +42,7 @@ class Routed:
     decoded: Decoded | None = None
     host: str | None = None
     shadow: Shadow | None = None
-    #: The clean record's text as UTF-8 when the body already is exactly that (``text_utf8``); the
+    #: The clean record's text as UTF-8 when the decode already has it (``text_utf8``); the
     #: record then has no "text", and the serializer must be given these bytes (``utf8_text=``).
     text_utf8: bytes | None = None
     #: The serialized clean record, once the loop has serialized it.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.decoding import DECLARATION_PLACES, SOURCES, decode
+from consumer.decoding import DECLARATION_PLACES, SOURCES, decode, text_utf8
 from consumer.decoding.labels import ENCODINGS
 
 LABELS = ["utf-8", "latin1", "shift_jis", "gb2312", "euc-kr", "big5", "iso-2022-kr", "utf-16", "x-user-defined", "koi8-r"]
@@ -46,7 +46,12 @@ def test_decode_never_raises_and_is_consistent(body, content_type, url):
     assert all(v is None or v in ENCODINGS for v in decoded.declared.values())
     assert isinstance(decoded.text, str)
     # Lazily or not, the same decode: only when the text is built differs.
-    assert decode(body, content_type, url, lazy_text=True) == decoded
+    lazy = decode(body, content_type, url, lazy_text=True)
+    assert lazy == decoded
+    # The UTF-8 a writer is handed in place of the text is exactly the text's.
+    utf8 = text_utf8(lazy, body)
+    assert utf8 is None or utf8 == decoded.text.encode("utf-8")
+    assert utf8 is not None or decoded.lossy  # only a lossy decode leaves the writer to encode its text
 
 
 HOSTILE = [

@@ -51,9 +51,25 @@ def test_a_valid_utf8_page_is_written_from_its_bytes(serializer, body, utf8):
     assert read["text"] == routed.decoded.text == utf8.decode("utf-8")
 
 
-def test_any_other_page_carries_its_text(serializer):
-    body = PAGE.format(charset="windows-1252").encode("cp1252", "replace")
-    routed = Router(max_body_bytes=1 << 20).route(_raw(body), ORIGIN)
-    assert routed.destination == CLEAN and routed.text_utf8 is None
-    assert routed.record["text"] == body.decode("cp1252")
+@pytest.mark.parametrize(
+    ("charset", "codec"), [("windows-1252", "cp1252"), ("shift_jis", "cp932"), ("utf-16le", "utf-16-le")]
+)
+def test_a_legacy_page_is_written_from_its_texts_utf8_encoded_once(serializer, charset, codec):
+    body = PAGE.format(charset=charset).encode(codec, "replace")
+    content_type = f"text/html; charset={charset}"
+    routed = Router(max_body_bytes=1 << 20).route(_raw(body, content_type), ORIGIN)
+    assert routed.destination == CLEAN and "text" not in routed.record
+    # The UTF-8 the mojibake check read is the one written: the text is not encoded again.
+    assert routed.text_utf8 is routed.decoded._utf8
+    assert routed.text_utf8 == body.decode(codec).encode("utf-8")
+    message = serializer(routed.record, utf8_text=routed.text_utf8)
+    assert message == serializer({**routed.record, "text": body.decode(codec)})
+
+
+def test_a_lossy_page_under_the_threshold_carries_its_text(serializer):
+    # A byte order mark is final: a lone surrogate after it is replaced, counted.
+    body = b"\xff\xfe" + PAGE.format(charset="utf-16").encode("utf-16-le") + b"\x00\xd8"
+    routed = Router(max_body_bytes=1 << 20, replacement_threshold=1).route(_raw(body), ORIGIN)
+    assert routed.destination == CLEAN and routed.decoded.replacements == 1 and routed.text_utf8 is None
+    assert routed.record["text"].endswith("\ufffd")
     assert serializer(routed.record) == serializer(routed.record, utf8_text=routed.record["text"].encode())
