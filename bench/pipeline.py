@@ -160,17 +160,8 @@ def produce(connection: KafkaConnection, topic: str, items, *, rate: float | Non
 
 def passthrough_main(args: argparse.Namespace) -> int:
     """Copy landing -> output through the processor's engine, factories, batch size and delivery policy."""
-    from consumer.engine import (
-        AtLeastOnce,
-        BatchEngine,
-        ConsumerPositions,
-        Decision,
-        ExactlyOnce,
-        Output,
-        keep_freed_memory,
-    )
+    from consumer.engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decision, ExactlyOnce, Output
 
-    keep_freed_memory()  # as the processor does
     connection = KafkaConnection.from_env()
 
     def policy():

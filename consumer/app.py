@@ -20,7 +20,7 @@ from .decoding import prepare as prepare_decoders
 from .decoding.codecs import multibyte as multibyte_codecs
 from .decoding.codecs import utf8 as utf8_codec
 from .decoding.codecs import utf16 as utf16_codec
-from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy, keep_freed_memory
+from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.startup import wait_for_cluster
@@ -129,12 +129,9 @@ class App:
         # of it is frozen with them.
         gc.collect()
         gc.freeze()
-        # Each batch allocates what the last one freed: kept, not faulted in again (engine/heap.py).
-        heap_kept = keep_freed_memory()
         self.log.info(
             "decoder tables ready",
             seconds=round(time.monotonic() - started, 2),
-            heap_kept=heap_kept,
             prescan_compiled=prescan.COMPILED,
             utf8_check_compiled=utf8_codec.COMPILED,
             cjk_decoders_compiled=multibyte_codecs.COMPILED,

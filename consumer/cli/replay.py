@@ -20,7 +20,7 @@ import threading
 
 from ..decoding import OverrideTable
 from ..decoding.hosts import parse_host_pattern
-from ..engine import EngineFatalError, keep_freed_memory
+from ..engine import EngineFatalError
 from ..kafka.config import KafkaConnection
 from ..observability.logging import configure_logging, get_logger
 from ..overrides import active_table, load_overrides
@@ -125,7 +125,6 @@ def run(args: argparse.Namespace) -> int:
         router=Router(max_body_bytes=settings.max_body_bytes, replacement_threshold=threshold, non_text=QUARANTINE),
         overrides=_overrides(args.overrides, settings.overrides_path, log),
     )
-    keep_freed_memory()  # as the processor: each batch reuses what the last one freed
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, replayer.stop)
         signal.signal(signal.SIGINT, replayer.stop)

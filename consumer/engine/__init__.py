@@ -5,15 +5,14 @@ goes (``Decision``: zero or more ``Output`` records), and hands each made batch
 to the one thread that owns the producer, which commits it with its offsets
 (``ExactlyOnce``, ``AtLeastOnce``, ``DryRun``).  Where the offsets come from is
 an ``Offsets`` source: the consumer's positions for the processor
-(``ConsumerPositions``), the replay cursor for replay.  A process running it
-calls ``keep_freed_memory`` first (heap.py).  Design: docs/batch-engine.md.
+(``ConsumerPositions``), the replay cursor for replay.  Design:
+docs/batch-engine.md.
 """
 
 from __future__ import annotations
 
 from .batch import Batch, Decision, Output
 from .exceptions import BatchAborted, EngineError, EngineFatalError, Interrupted
-from .heap import keep_freed_memory
 from .loop import BatchEngine, Decided, Hooks
 from .offsets import ConsumerPositions, Offsets, Rebalance
 from .pipeline import Pipeline
@@ -41,6 +40,5 @@ __all__ = [
     "Pipeline",
     "Policy",
     "Rebalance",
-    "keep_freed_memory",
     "rewind",
 ]
