@@ -26,7 +26,7 @@ from ..serialization.avro import AvroSerializer
 from ..serialization.registry import registry_from_settings, value_subject
 from ..serialization.schemas import SchemaStore
 from ..settings import Settings
-from .run import report_unknown_env
+from .environment import report_unknown_env
 
 EPILOG = """\
 resuming:

@@ -29,6 +29,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..overrides import (
     OverrideConfig,
@@ -41,6 +42,9 @@ from ..overrides import (
     report_from_records,
 )
 from ..overrides.shadow import DEFAULT_AGREE_SHARE, DEFAULT_MIN_HITS
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 ENV_PATH = "CRAWL_DECODER_OVERRIDES_PATH"
 DEFAULT_PATH = "config/overrides.yaml"
@@ -174,7 +178,10 @@ def run_report(args: argparse.Namespace) -> int:
     if config is None:
         return 1
     try:
-        records = _topic_records(args, "clean") if args.from_topic else list(_jsonl(args.from_jsonl))
+        if args.from_topic:
+            records = _topic_records(args, _processor_settings(args), "clean")
+        else:
+            records = list(_jsonl(args.from_jsonl))
     except OverridesError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -194,8 +201,9 @@ def run_recheck(args: argparse.Namespace) -> int:
         return 1
     config = _load(default_path())
     current = config.table if config is not None else None
-    records = [("clean", r) for r in _topic_records(args, "clean")]
-    records += [("quarantine", r) for r in _topic_records(args, "quarantine")]
+    settings = _processor_settings(args)
+    records = [("clean", r) for r in _topic_records(args, settings, "clean")]
+    records += [("quarantine", r) for r in _topic_records(args, settings, "quarantine")]
     print(format_recheck(recheck(records, matches, current), args.host))
     return 0
 
@@ -217,14 +225,23 @@ def _yes_no(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "no")
 
 
-def _topic_records(args: argparse.Namespace, which: str) -> list[dict]:
+def _processor_settings(args: argparse.Namespace) -> Settings:
+    """The processor's settings, which name the topics read; a misspelt variable is said, as at the
+    processor's start (it would leave a topic's name at its default)."""
+    from ..settings import Settings
+    from .environment import warn_unknown_env
+
+    settings = Settings.load(args.config)
+    warn_unknown_env()
+    return settings
+
+
+def _topic_records(args: argparse.Namespace, settings: Settings, which: str) -> list[dict]:
     """Readable records of the clean or quarantine topic named by the processor's settings."""
     from ..kafka import KafkaConnection
     from ..overrides.topics import recent_records
     from ..serialization.serde import build_serde
-    from ..settings import Settings
 
-    settings = Settings.load(args.config)
     serde = build_serde(settings)
     topic, deserialize = {
         "clean": (settings.clean_topic, serde.deserialize_clean),

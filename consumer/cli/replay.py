@@ -37,7 +37,7 @@ from ..replay import (
 )
 from ..serialization.serde import build_serde
 from ..settings import Settings
-from .run import report_unknown_env
+from .environment import report_unknown_env
 
 EPILOG = """\
 offsets and filters:

@@ -108,8 +108,11 @@ def test_an_override_whose_problem_was_fixed_is_reported_no_longer_needed(
     assert "no longer needed" in lines["fixed.example.com"]
     assert "still needed" in lines["static.cdn.example.com"]
 
+    # A misspelt variable is said once on stderr, as at the processor's start; the table is untouched.
+    monkeypatch.setenv("CRAWL_DECODER_QUARANTINE_TOPC", "typo")
     assert main(["overrides", "recheck", "static.cdn.example.com"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert err.count("CRAWL_DECODER_QUARANTINE_TOPC names no setting") == 1 and "warning" not in out
     assert "windows-1252/http-header" in out
     assert "12 record(s) of static.cdn.example.com: 12 would change without overrides" in out
 

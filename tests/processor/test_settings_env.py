@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from consumer.cli.run import known_env, report_unknown_env, unknown_env
+from consumer.cli.environment import known_env, report_unknown_env, unknown_env, warn_unknown_env
 from consumer.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,6 +66,16 @@ def test_the_report_is_one_warning_per_variable():
     with capture_logs() as logs:
         assert report_unknown_env({"CRAWL_DECODER_BATCH_SIZE": "5", "CRAWL_DECODER_CONFIG": "/x"}) == 0
     assert logs == []
+
+
+def test_commands_that_print_tables_warn_in_plain_lines_on_stderr(capsys):
+    environ = {"CRAWL_DECODER_CLEAN_TOPC": "c", "CRAWL_DECODER_BATCH_SIZE": "5"}
+    assert warn_unknown_env(environ) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "warning: CRAWL_DECODER_CLEAN_TOPC names no setting and is ignored (did you mean CRAWL_DECODER_CLEAN_TOPIC?)\n"
+    )
 
 
 @pytest.fixture
