@@ -204,11 +204,13 @@ def store() -> SchemaStore:
 
 
 @pytest.fixture
-def settings_for(topics, group_id, transactional_id, tmp_path) -> Callable[..., Settings]:
-    """``settings_for(**overrides) -> Settings`` for a processor on this test's ``topics`` (each area defines
-    ``topics`` with the partition counts it needs) and a fresh group and transactional id."""
-    def make(**overrides) -> Settings:
-        values = {
+def processor_values(topics, group_id, transactional_id, tmp_path) -> Callable[..., dict]:
+    """``processor_values(**overrides) -> dict``: the settings (by field name) of a processor on this test's
+    ``topics`` (each area defines ``topics`` with the partition counts it needs) and a fresh group and
+    transactional id; ``settings_for`` makes them ``Settings``, processor/conftest's ``processor_env`` variables."""
+
+    def make(**overrides) -> dict:
+        return {
             "landing_topic": topics["landing"],
             "clean_topic": topics["clean"],
             "quarantine_topic": topics["quarantine"],
@@ -219,11 +221,16 @@ def settings_for(topics, group_id, transactional_id, tmp_path) -> Callable[..., 
             "batch_size": 200,
             "batch_timeout_ms": 100,
             "shutdown_timeout_s": 20,
+            **overrides,
         }
-        values.update(overrides)
-        return Settings(**values)
 
     return make
+
+
+@pytest.fixture
+def settings_for(processor_values) -> Callable[..., Settings]:
+    """``settings_for(**overrides) -> Settings``: ``processor_values`` as a processor's ``Settings``."""
+    return lambda **overrides: Settings(**processor_values(**overrides))
 
 
 @pytest.fixture

@@ -131,11 +131,9 @@ def run(args: argparse.Namespace) -> int:
 def _serializer(settings: Settings, topic: str) -> AvroSerializer:
     """RawResponse framing as the processor's settings say: the registry's (with its credentials and CA) when one
     is set, else single-object."""
-    store = SchemaStore(settings.schemas_dir or None)
     registry = registry_from_settings(settings)
-    if registry is None:
-        return AvroSerializer(store, "RawResponse")
-    return AvroSerializer(store, "RawResponse", registry, value_subject(topic))
+    subject = value_subject(topic) if registry else None
+    return AvroSerializer(SchemaStore(settings.schemas_dir or None), "RawResponse", registry, subject)
 
 
 def _stop_on_signals(ingester: Ingester) -> None:

@@ -250,23 +250,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def processor_env(kafka_bootstrap, topics, group_id, transactional_id, tmp_path) -> Callable[..., dict[str, str]]:
-    """``processor_env(**settings) -> env``: CRAWL_DECODER_* variables for this test's topics and ids."""
+def processor_env(kafka_bootstrap, processor_values, tmp_path) -> Callable[..., dict[str, str]]:
+    """``processor_env(**settings) -> env``: CRAWL_DECODER_* variables for this test's topics and ids
+    (``processor_values``), in smaller batches and without an overrides file."""
 
     def make(bootstrap: str | None = None, **settings) -> dict[str, str]:
-        values = {
-            "landing_topic": topics["landing"],
-            "clean_topic": topics["clean"],
-            "quarantine_topic": topics["quarantine"],
-            "group_id": group_id,
-            "transactional_id": transactional_id,
-            "http_port": 0,
-            "overrides_path": str(tmp_path / "no-overrides.yaml"),  # missing: no overrides
-            "batch_size": 50,
-            "batch_timeout_ms": 100,
-            "shutdown_timeout_s": 20,
-        }
-        values.update(settings)
+        # A missing overrides file: no overrides.
+        values = processor_values(**{"overrides_path": str(tmp_path / "no-overrides.yaml"), "batch_size": 50, **settings})
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWL_DECODER_", "KAFKA_"))}
         env.update({f"CRAWL_DECODER_{k.upper()}": str(v) for k, v in values.items()})
         env["KAFKA_BOOTSTRAP_SERVERS"] = bootstrap or kafka_bootstrap
