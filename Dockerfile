@@ -8,8 +8,9 @@
 #
 # Three stages. `requirements` reads the runtime dependencies out of pyproject.toml;
 # the builder installs them into a virtual environment at the versions constraints.txt
-# pins, then builds the project (with its C extensions) and adds it without resolving
-# again; the runtime stage copies only that venv and the Avro schemas. The dependency
+# pins, then builds the project's wheel (with its C extensions, its Avro schemas and example
+# overrides inside the package) and installs it without resolving again; the runtime stage
+# copies only that venv. The dependency
 # layer depends on the dependency list and constraints.txt alone, so an edit to
 # consumer/ (or to pyproject.toml outside [project] dependencies) rebuilds only the
 # project's own layer. All stages use the same base image so the venv's interpreter
@@ -46,8 +47,11 @@ WORKDIR /src
 COPY constraints.txt ./
 COPY --from=requirements /src/requirements.txt ./
 RUN /opt/venv/bin/pip install --only-binary=:all: -r requirements.txt -c constraints.txt
-# Then the project. pyproject.toml names README.md as the package's readme: the build needs it.
-COPY pyproject.toml README.md ./
+# Then the project. pyproject.toml names README.md as the package's readme; setup.py copies
+# schemas/ and config/overrides.yaml into the wheel's package (consumer/schemas, consumer/config).
+COPY pyproject.toml setup.py MANIFEST.in README.md CHANGELOG.md ./
+COPY schemas/ ./schemas/
+COPY config/overrides.yaml ./config/
 COPY consumer/ ./consumer/
 # --no-deps: the dependencies are in the venv already, nothing is resolved again.
 # `pip check` then fails the build if anything in the venv lacks a requirement.
@@ -61,15 +65,13 @@ RUN python -m pip wheel --no-deps --wheel-dir /wheels . \
 FROM ${PYTHON_IMAGE} AS runtime
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONUNBUFFERED=1 \
-    CRAWL_DECODER_SCHEMAS_DIR=/app/schemas
+    PYTHONUNBUFFERED=1
 # A fixed numeric UID/GID, so Kubernetes' runAsNonRoot can verify it without
 # looking the name up in the image's /etc/passwd.
 RUN groupadd --system --gid 10001 crawl \
  && useradd --system --uid 10001 --gid 10001 --no-create-home \
       --home-dir /nonexistent --shell /usr/sbin/nologin crawl
 COPY --from=builder /opt/venv /opt/venv
-COPY schemas/ /app/schemas/
 WORKDIR /app
 USER 10001:10001
 # The processor's http_port (default 9102): /metrics, /healthz, /readyz.
@@ -84,7 +86,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 ENTRYPOINT ["crawl-decoder"]
 CMD ["run"]
 # OCI annotations, last so that a new REVISION or CREATED rebuilds no layer above.
-# VERSION follows pyproject.toml's version (tests/deploy checks the default);
+# VERSION follows consumer/__init__.py's __version__ (tests/deploy checks the default);
 # SOURCE is the repository's URL, passed at build time like REVISION and CREATED.
 ARG VERSION=0.1.0
 ARG REVISION=unknown

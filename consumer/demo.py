@@ -18,7 +18,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from confluent_kafka import Consumer
 
@@ -27,13 +26,15 @@ from .decoding import media_family
 from .devbroker import start_dev_broker
 from .kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
 from .observability.logging import configure_logging
+from .packaged import packaged_path
 from .processor.route import SKIP, Routed
 from .samples import Sample, binary_samples, samples
 from .serialization.avro import AvroDeserializer, AvroSerializer
 from .serialization.schemas import SchemaStore
 from .settings import Settings
 
-REPO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "overrides.yaml"
+#: The example overrides file the demo runs with (config/overrides.yaml, carried by the package too).
+REPO_CONFIG = packaged_path("config/overrides.yaml")
 DEMO_BODY_LIMIT = 1024 * 1024
 
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
-from .. import __version__
+from ..build_info import version_text
 from ..exceptions import CrawlDecoderError
 
 #: Modules of ``consumer.cli`` that provide sub-commands, in help order.
@@ -21,8 +23,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crawl-decoder",
         description="Decode crawled HTTP response bodies the way browsers do.",
+        # Keeps --version's lines as build_info.version_text() writes them (the description is one line).
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"crawl-decoder {__version__}")
+    parser.add_argument("--version", action="version", version=version_text())
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
@@ -32,12 +36,26 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
     except CrawlDecoderError as exc:
         print(f"crawl-decoder: error: {exc}", file=sys.stderr)
-        return 2
+        status = 2
     except KeyboardInterrupt:
-        return 130
+        status = 130
+    _ignore_signals_until_exit()
+    return status
+
+
+def _ignore_signals_until_exit() -> None:
+    """Once the exit status is decided, SIGTERM and SIGINT change nothing: ignore them until the process is gone.
+
+    A command's handler (finish the batch in hand) would otherwise be reset to the default action by
+    CPython's finalization, and a SIGTERM in the process's last milliseconds would end it by the signal
+    (status 143) instead of the documented 0 or 1. An ignored signal stays ignored through finalization.
+    SIGKILL (Kubernetes after the grace period) still ends a process stuck in closing its clients."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

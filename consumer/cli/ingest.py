@@ -120,12 +120,15 @@ def run(args: argparse.Namespace) -> int:
         _stop_on_signals(ingester)
     started = time.monotonic()
     tally = ingester.run(args.files)
+    # Read once, as the run ended: a signal from here on (the tally being printed) stops nothing and
+    # must not turn a finished run into an "interrupted" one.
+    interrupted, stopped_at_malformed = ingester.interrupted, ingester.stopped_at_malformed
     print(format_tally(tally, time.monotonic() - started))
-    if ingester.interrupted:
+    if interrupted:
         print("interrupted: the batch in hand was committed; run the same command again to resume")
-    if ingester.stopped_at_malformed:
+    if stopped_at_malformed:
         print("stopped at a malformed record (--stop-on-malformed); the records before it are committed")
-    return 1 if ingester.interrupted or ingester.stopped_at_malformed or tally.files_failed else 0
+    return 1 if interrupted or stopped_at_malformed or tally.files_failed else 0
 
 
 def _serializer(settings: Settings, topic: str) -> AvroSerializer:

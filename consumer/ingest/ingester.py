@@ -109,10 +109,21 @@ class Ingester:
         self._stopping = threading.Event()
         #: Set when a malformed record ended the run (``stop_on_malformed``).
         self.stopped_at_malformed = False
+        #: Set when a stop left part of the inputs unread (a stop after the last commit changes nothing).
+        self._cut_short = False
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stopping.is_set()
 
     @property
     def interrupted(self) -> bool:
-        return self._stopping.is_set()
+        """Whether ``stop`` ended the run before the end of its inputs (rerun the same command to resume)."""
+        return self._cut_short
+
+    def cut_short(self) -> None:
+        """(Called by an input's run) A stop ended this input before its end."""
+        self._cut_short = True
 
     def stop(self, *_args) -> None:
         """Finish the record in hand, commit the batch, stop (a signal handler may call it)."""
@@ -124,7 +135,10 @@ class Ingester:
         store = CheckpointStore(self.connection, self.options.checkpoint_topic)
         try:
             for path in paths:
-                if self._stopping.is_set() or self.stopped_at_malformed:
+                if self.stopped_at_malformed:
+                    break
+                if self._stopping.is_set():
+                    self._cut_short = True
                     break
                 self._one_input(path, store)
         finally:
@@ -231,11 +245,12 @@ class _InputRun:
                 raise _StopOnMalformed
             batch.bytes += entry.end - entry.offset
             batch.entries += 1
-            if self._batch_full(batch) or self.ingester.interrupted:
+            if self._batch_full(batch) or self.ingester.stop_requested:
                 self._commit(batch, entry.end, crawl_id, written, done=False)
                 batch = _Batch()
-                if self.ingester.interrupted:
+                if self.ingester.stop_requested:
                     self.log.warning("interrupted: batch committed, rerun to resume", offset=entry.end)
+                    self.ingester.cut_short()
                     return
             self._show(entry.end, batch)
         self._commit(batch, self._end(), crawl_id, written, done=True)

@@ -21,17 +21,15 @@ stores for nothing.
 
 from __future__ import annotations
 
-import platform
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-import confluent_kafka
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.metrics_core import Metric
 
-from .. import __version__
+from ..build_info import build_info
 from ..decoding.mime_sniff import MEDIA_FAMILIES
 from .exceptions import InvalidLabelError
 
@@ -128,18 +126,14 @@ class Metrics:
         return Histogram(name, doc, namespace=NAMESPACE, registry=self.registry, buckets=buckets)
 
     def _define_process(self, clock: Callable[[], float]) -> None:
+        info = build_info()
         build = self._gauge(
             "build_info",
-            "Always 1; the labels say what runs: this package's version, Python's, confluent-kafka's and "
-            "librdkafka's.",
-            ("version", "python", "confluent_kafka", "librdkafka"),
+            "Always 1; the labels say what runs: this package's version, Python's, confluent-kafka's, "
+            "librdkafka's and which decoders are compiled (`crawl-decoder --version` prints the same).",
+            tuple(info),
         )
-        build.labels(
-            version=__version__,
-            python=platform.python_version(),
-            confluent_kafka=confluent_kafka.version()[0],
-            librdkafka=confluent_kafka.libversion()[0],
-        ).set(1)
+        build.labels(**info).set(1)
         # A restart (the container's, in the same pod) shows as a change of this value: changes() over it
         # counts restarts from the processor's own metrics, with no kube-state-metrics needed.
         self._gauge("start_time_seconds", "Unix time this processor started.").set(clock())

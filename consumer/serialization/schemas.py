@@ -18,6 +18,7 @@ from typing import Any
 from fastavro import parse_schema
 from fastavro.schema import SchemaParseException, UnknownType, fingerprint, to_parsing_canonical_form
 
+from ..packaged import packaged_path
 from .exceptions import SchemaDefinitionError, UnknownSchemaError
 
 #: Environment variable naming the directory of our ``*.avsc`` files.
@@ -27,12 +28,13 @@ _NAMED_KINDS = ("record", "error", "enum", "fixed")
 
 
 def schemas_dir(configured: str | os.PathLike | None = None, environ: Mapping[str, str] = os.environ) -> Path:
-    """The directory of our schemas: *configured* if given, else ``$CRAWL_DECODER_SCHEMAS_DIR``,
-    else the repository's ``schemas/``."""
+    """The directory of our schemas: *configured* if given, else ``$CRAWL_DECODER_SCHEMAS_DIR``, else the
+    copy an installed package carries (``consumer/schemas``, put there by the build: setup.py), else the
+    source tree's ``schemas/`` (an editable install or a checkout on ``sys.path``)."""
     chosen = configured or environ.get(SCHEMAS_DIR_ENV)
     if chosen:
         return Path(chosen)
-    return Path(__file__).resolve().parents[2] / "schemas"
+    return packaged_path("schemas")
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -3,12 +3,15 @@
 helm, promtool and kube-score are not packaged on the project's machines; each
 is built from its Go module (``go install MODULE/cmd/NAME@VERSION``) into
 ~/.cache/crawl-decoder/bin and reused while it reports the pinned version.
+The check and the build hold a file lock per tool, so pytest-xdist workers that
+ask at the same time build it once: the first builds, the others wait and reuse.
 ensure_helm.py, ensure_promtool.py and ensure_kube_score.py say which module,
 version and link flags; this module does the finding, building and checking.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -73,8 +76,14 @@ class GoTool:
         return result.returncode == 0 and self.reports_version(result.stdout)
 
     def find_or_build(self, bin_dir: Path = CACHE_BIN) -> Path:
-        """The cached build of the pinned version, else build it (a stale cached binary is rebuilt)."""
-        cached = bin_dir / self.name
-        if cached.exists() and self.is_pinned_build(cached):
-            return cached
-        return self.build(bin_dir, find_go())
+        """The cached build of the pinned version, else build it (a stale cached binary is rebuilt).
+
+        Under an exclusive lock on ``bin_dir/.NAME.lock``: a second caller (another xdist worker, another
+        checkout on the machine) waits for the first one's build and then finds it cached."""
+        bin_dir.mkdir(parents=True, exist_ok=True)
+        with open(bin_dir / f".{self.name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            cached = bin_dir / self.name
+            if cached.exists() and self.is_pinned_build(cached):
+                return cached
+            return self.build(bin_dir, find_go())

@@ -162,3 +162,24 @@ def test_an_unknown_settings_variable_is_reported_at_start(run_ingest, ingest_en
     warned = [(e["variable"], e.get("did_you_mean")) for e in events if e["event"] == "unknown settings variable ignored"]
     assert warned == [("CRAWL_DECODER_LANDING_TOPC", "CRAWL_DECODER_LANDING_TOPIC")]
     assert [r["url"] for r in landing()] == ["https://example.com/a"]
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_sigterm_at_the_tally_does_not_change_the_exit_status(attempt, ingest_env, checkpoint_topic):
+    """A SIGTERM that arrives once the work is done (the tally printed, the interpreter shutting down) ends
+    nothing early: the status is the documented 0, not death by the signal (143)."""
+    builder = WarcBuilder(gzip=True)
+    builder.page("https://example.com/a", b"<p>a</p>")
+    env = {**ingest_env, "PYTHONUNBUFFERED": "1"}  # the tally reaches the pipe when it is printed
+    process = subprocess.Popen(
+        ingest_command("-", checkpoint_topic=checkpoint_topic), cwd=REPO, env=env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    process.stdin.write(builder.getvalue())
+    process.stdin.close()
+    for line in process.stdout:
+        if line.startswith(b"written to the landing topic:"):
+            process.send_signal(signal.SIGTERM)
+            break
+    process.stdout.read()
+    assert process.wait(60) == 0, process.stderr.read().decode()[-3000:]

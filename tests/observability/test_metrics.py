@@ -58,15 +58,21 @@ class TestExposition:
         assert not [name for name in names if name.endswith("_created")]
 
     def test_build_info(self, metrics):
+        import importlib.metadata
+
         import confluent_kafka
 
         from consumer import __version__
+        from consumer.decoding import prescan
 
         [labels] = series(metrics, "crawl_decoder_build_info")
         assert labels["version"] == __version__
-        assert labels["confluent_kafka"] == confluent_kafka.version()[0]
+        # The whole release, not its first character (confluent_kafka.version()[0] of a string gave "2").
+        assert labels["confluent_kafka"] == importlib.metadata.version("confluent-kafka")
+        assert labels["confluent_kafka"].count(".") >= 2
         assert labels["librdkafka"] == confluent_kafka.libversion()[0]
         assert labels["python"].count(".") == 2
+        assert ("prescan" in labels["compiled"].split()) == prescan.COMPILED
         assert value(metrics, "crawl_decoder_build_info", **labels) == 1
 
     def test_start_time(self):

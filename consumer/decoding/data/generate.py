@@ -16,6 +16,7 @@ lacks.  String indexing is the fastest lookup CPython offers.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -106,11 +107,25 @@ def render(source: Path) -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str]) -> None:
-    source = Path(argv[1]) if len(argv) > 1 else VENDORED
-    OUTPUT.write_text(render(source), encoding="utf-8")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m consumer.decoding.data.generate",
+        description=f"Generate {OUTPUT.name} from the Encoding Standard's data files.",
+    )
+    parser.add_argument(
+        "source", nargs="?", type=Path, default=VENDORED, help="the data files (default: the vendored copy)"
+    )
+    parser.add_argument("--check", action="store_true", help=f"write nothing; exit 1 if {OUTPUT.name} would change")
+    args = parser.parse_args(argv)
+    text = render(args.source)
+    if args.check:
+        same = OUTPUT.read_text(encoding="utf-8") == text
+        print(f"{OUTPUT} is {'up to date' if same else 'out of date'}")
+        return 0 if same else 1
+    OUTPUT.write_text(text, encoding="utf-8")
     print(f"wrote {OUTPUT}")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    sys.exit(main())
