@@ -106,6 +106,10 @@ class TestTheInstalledWheel:
         # WHATWG Shift_JIS: 0x8160 is U+FF5E FULLWIDTH TILDE, not the wave dash of Python's shift_jis.
         assert "東京の天気～晴れ" in result.stdout
 
+    def test_the_demo_finds_its_example_overrides_inside_the_package(self, installed, outside):
+        check = "from consumer.demo import REPO_CONFIG as c; assert c.is_file() and 'site-packages' in str(c), c"
+        run([str(installed / "python"), "-c", check], cwd=outside)
+
     def test_the_scrapy_extension_imports(self, installed, outside):
         run([str(installed / "python"), "-c", "import consumer.integrations.scrapy"], cwd=outside)
 
