@@ -21,6 +21,7 @@ the benchmark only, since what is installed differs between machines.
 from __future__ import annotations
 
 import codecs
+import datetime as dt
 import gettext
 import random
 import unicodedata
@@ -31,6 +32,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from faker import Faker
+from faker.providers.date_time import Provider as DateTimeProvider
 
 from consumer.decoding.data.whatwg import SINGLE_BYTE
 
@@ -109,6 +111,20 @@ def sentences(locale: str, seed: int, split: str) -> Iterator[str]:
 
 
 _FAKERS: dict[str, Faker] = {}
+
+#: Faker draws the dates behind ``day_of_week`` and ``month_name`` between the epoch and *now*, so the same
+#: seed gave other weekdays and months as time passed (the model's ja section changed from one day to the
+#: next). The corpus is drawn as if it were always this moment: the model and the evaluation pages
+#: regenerate byte for byte.
+CORPUS_NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+_parse_end_datetime = DateTimeProvider._parse_end_datetime.__func__
+
+
+def _end_at_corpus_now(cls, value):  # Faker's own parsing, with CORPUS_NOW for "now"
+    return _parse_end_datetime(cls, CORPUS_NOW if value is None else value)
+
+
+DateTimeProvider._parse_end_datetime = classmethod(_end_at_corpus_now)
 
 
 def _some_words(fake: Faker, rng: random.Random, has_lorem: bool) -> list[str]:
