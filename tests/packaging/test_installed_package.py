@@ -10,6 +10,7 @@ minute or two (dependencies come from pip's cache or the index); the module's fi
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,9 +53,16 @@ def venv(path: Path, requirement: str, **env: str) -> Path:
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The sdist, and the wheel ``build`` makes from it (as an index or a git URL install would)."""
+    """The sdist, and the wheel ``build`` makes from it (as an index or a git URL install would).
+
+    Built from a copy of the source tree as a clone has it: setuptools writes its release tree and
+    egg-info into the project directory, which other tests and workers read meanwhile, and a checkout's
+    in-place extensions and caches must not leak into the sdist."""
+    source = tmp_path_factory.mktemp("source") / "crawl-decoder"
+    leftovers = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.so", ".pytest_cache", ".hypothesis")
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*leftovers))
     out = tmp_path_factory.mktemp("dist")
-    run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)], cwd=out)
+    run([sys.executable, "-m", "build", "--outdir", str(out), str(source)], cwd=out)
     [wheel] = out.glob("*.whl")
     [sdist] = out.glob("*.tar.gz")
     return {"wheel": wheel, "sdist": sdist}

@@ -51,7 +51,7 @@ def test_no_variable_the_chart_the_image_or_the_benchmarks_set_is_reported():
     for source in sources:
         named.update(re.findall(r"CRAWL_DECODER_[A-Z][A-Z_]*[A-Z]", source.read_text()))
     named.discard("CRAWL_DECODER_SETTING")  # values.yaml's comment: CRAWL_DECODER_<SETTING>
-    assert {"CRAWL_DECODER_CONFIG", "CRAWL_DECODER_TRANSACTIONAL_ID", "CRAWL_DECODER_SCHEMAS_DIR"} <= named
+    assert {"CRAWL_DECODER_CONFIG", "CRAWL_DECODER_TRANSACTIONAL_ID", "CRAWL_DECODER_HTTP_PORT"} <= named
     assert unknown_env(dict.fromkeys(named, "x")) == []
 
 
