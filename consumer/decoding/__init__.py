@@ -8,7 +8,6 @@ of the resolution order over the facts of ``response.py``, each candidate
 tried strictly by ``attempt.py``.  The answer is a ``Decoded`` (``decoded.py``).
 """
 
-from .codecs import prepare
 from .decoded import DECLARATION_PLACES, SOURCES, Decoded
 from .mime_sniff import MEDIA_FAMILIES, media_family, non_text_type
 from .overrides import Override, OverrideMode, OverrideTable
@@ -25,6 +24,5 @@ __all__ = [
     "decode",
     "media_family",
     "non_text_type",
-    "prepare",
     "text_utf8",
 ]
