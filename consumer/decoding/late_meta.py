@@ -81,7 +81,9 @@ def _name_pattern(one: Callable[[bytes], bytes], run: Callable[[bytes], bytes]) 
     return one(_WS + rb"/>") + run(rb"=" + _WS + rb"/>")
 
 
-def _value_pattern(one: Callable[[bytes], bytes], run: Callable[[bytes], bytes], dq: bytes, sq: bytes, uq: bytes) -> bytes:
+def _value_pattern(
+    one: Callable[[bytes], bytes], run: Callable[[bytes], bytes], dq: bytes, sq: bytes, uq: bytes
+) -> bytes:
     """After an attribute's name: "=" and a value (quoted, empty before ">", unquoted), or no value
     (the name ended at "/" or ">", or at spaces followed by something other than "=").  *dq*, *sq*
     and *uq* open the group around a double-quoted, single-quoted and unquoted value's bytes."""
