@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .overrides import Override
 
@@ -38,9 +37,9 @@ DECLARATION_PLACES = ("bom", "header", "meta", "xml")
 NOTHING_DECLARED: Mapping[str, str | None] = MappingProxyType(dict.fromkeys(DECLARATION_PLACES))
 
 
-@dataclass(frozen=True, eq=False)
-class Decoded:
-    """The result of ``decode``: a frozen value.  Bad content is described, not raised.
+class Decoded(NamedTuple):
+    """The result of ``decode``: an immutable value (a named tuple: the cheapest to build of Python's
+    frozen records).  Bad content is described, not raised.
 
     ``text`` is the decoded text.  ``replacements`` counts the U+FFFD the
     decode introduced (not those the page itself encodes).  ``lossy`` is true
@@ -71,13 +70,13 @@ class Decoded:
     encoding: str
     source: Source
     replacements: int = 0
-    declared: Mapping[str, str | None] = field(default_factory=lambda: NOTHING_DECLARED)
+    declared: Mapping[str, str | None] = NOTHING_DECLARED
     conflicts: tuple[str, ...] = ()
     confidence: float | None = None
     mojibake_suspected: bool = False
     override: Override | None = None
     binary: str | None = None
-    utf8: bytes | None = field(default=None, repr=False)
+    utf8: bytes | None = None
 
     @property
     def text(self) -> str:
@@ -90,15 +89,11 @@ class Decoded:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Decoded):
             return NotImplemented
-        return self._decision() == other._decision() and self.text == other.text
+        # The text, however it is held, and every field after built_text but utf8 (the last).
+        return self[1:-1] == other[1:-1] and self.text == other.text
 
-    __hash__ = None  # type: ignore[assignment]  # declared is a mapping
-
-    def _decision(self) -> tuple[object, ...]:
-        return (
-            self.encoding, self.source, self.replacements, self.declared, self.conflicts, self.confidence,
-            self.mojibake_suspected, self.override, self.binary,
-        )  # fmt: skip
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
     @property
     def lossy(self) -> bool:
