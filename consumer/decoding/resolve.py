@@ -30,15 +30,15 @@ response whole but takes its answer from the same steps (tested equal to
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from types import MappingProxyType
 from typing import NamedTuple
 
 from .attempt import strictly, utf8, with_replacements
 from .codecs import decode_bytes
+from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .decoded import Decoded, Source, binary_decoded
-from .detection import detect
+from .detection import DEFAULT_ENCODING, detect
 from .hosts import host_of, tld_of
 from .late_meta import late_meta_labels
 from .mime_sniff import non_text_type
@@ -46,11 +46,8 @@ from .overrides import Override, OverrideMode, OverrideTable, as_table
 from .prescan import may_declare_a_charset, prescan_meta
 from .response import BOMS_AND_XML_STARTS, ContentTypeFacts, Response, content_type_facts, read_response
 
-DEFAULT_ENCODING = "windows-1252"
 #: A detector guess is taken after failed declarations only above this confidence.
 CONFIDENT_DETECTION = 0.5
-#: ESC $ @, ESC $ B (JIS X 0208), ESC ( J (Roman), ESC ( I (katakana): ISO-2022-JP's switches.
-_ISO_2022_JP_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
 
 
 def decode(
@@ -232,7 +229,7 @@ def _iso_2022_jp_escapes(response: Response, declaration: Candidate | None) -> C
         return None
     payload = response.payload
     # Every escape starts with ESC: the memchr-speed test spares the other two most bodies.
-    if b"\x1b" in payload and payload.isascii() and _ISO_2022_JP_ESCAPE.search(payload):
+    if b"\x1b" in payload and payload.isascii() and SWITCHING_ESCAPE.search(payload):
         guess = detect(payload, tld_of(host_of(response.url)))
         return Candidate("detector", guess.encoding, guess.confidence)
     return None

@@ -41,7 +41,6 @@ OTHER = "other"
 DESTINATIONS = ("clean", "quarantine")
 TRANSACTION_RESULTS = ("committed", "aborted", "retried")
 RELOAD_RESULTS = ("applied", "rejected")
-SHADOW_VERDICTS = ("agree", "disagree", "unknown")
 SKIP_REASONS = ("not-text",)
 
 #: Distinct values admitted per open label before folding into "other".  The
