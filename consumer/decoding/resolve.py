@@ -30,6 +30,7 @@ response whole but takes its answer from the same steps (tested equal to
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from types import MappingProxyType
 from typing import NamedTuple
@@ -356,14 +357,30 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
     declared = _UNDISPUTED_DECLARATIONS.get((header, meta))
     if declared is None:
         return None  # a declaration of another encoding
-    response = Response(body, None, None, None, header, False, False, declared, ())
-    try:
-        candidate = _first(declarations(response, _disputed)) or _first(undeclared(response, None, _disputed))
-    except _Disputed:
-        return None
+    candidate = _first_without_the_body(header, meta)
+    if candidate is None:  # the first candidate depends on the body: the same steps, on it
+        response = Response(body, None, None, None, header, False, False, declared, ())
+        try:
+            candidate = _first(declarations(response, _disputed)) or _first(undeclared(response, None, _disputed))
+        except _Disputed:
+            return None
     if candidate is None or candidate.encoding != "UTF-8":
         return None
     return utf8(body, candidate.source, declared, (), candidate.confidence, None, lazy_text)
+
+
+@functools.cache
+def _first_without_the_body(header: str | None, meta: str | None) -> Candidate | None:
+    """The first candidate of ``declarations`` for a response whose header and meta name these, when
+    the steps find it without reading the body; None when one of them reads it (the late ``<meta>``
+    step, for a response declaring nothing).  Found by running the steps on a response without a
+    body: reading it fails.  A function of two names, so remembered."""
+    declared = _UNDISPUTED_DECLARATIONS[header, meta]
+    bodiless = Response(None, None, None, None, header, False, False, declared, ())  # type: ignore[arg-type]
+    try:
+        return _first(declarations(bodiless, _disputed))
+    except (TypeError, _Disputed):  # the body was read (None has no length, no bytes to search)
+        return None
 
 
 # ``declared`` when the header and the meta each say UTF-8 or nothing: shared read-only views of dicts
