@@ -96,12 +96,12 @@ def resolve(response: Response, lazy_text: bool = False) -> Decoded:
         valid UTF-8 > override (fallback) > detection (TLD hint) > windows-1252
 
     Each step below proposes a candidate or nothing (``declarations``, then
-    ``undeclared``), and ``_Trial.attempt`` tries it.  A BOM is not a candidate but the answer.  A declaration that
-    fails strictly gives way to the next candidate; after one, detection is
-    taken only when confident (a late ``<meta>`` excepted: the weakest
-    declaration); ISO-2022-JP's escapes are looked at before UTF-8 when
-    nothing is declared (it is 7-bit, hence valid UTF-8), except for XML,
-    which is UTF-8 by its own rule.  When nothing decodes strictly, the
+    ``undeclared``), and ``_Trial.attempt`` tries it.  A BOM is not a
+    candidate but the answer.  A declaration that fails strictly gives way to
+    the next candidate; after one, detection is taken only when confident (a
+    late ``<meta>`` excepted: the weakest declaration); ISO-2022-JP's escapes
+    are looked at before UTF-8 when nothing is declared (it is 7-bit, hence
+    valid UTF-8), except for XML, which is UTF-8 by its own rule.  When nothing decodes strictly, the
     browser's choice (the first candidate) is decoded with U+FFFD counted.
     *lazy_text* as in ``decode``.
     """
