@@ -281,9 +281,6 @@ class Metrics:
 
     # Kafka -------------------------------------------------------------------
 
-    def set_consumer_lag(self, topic: str, partition: int, lag: int) -> None:
-        self._lag.labels(topic=topic, partition=str(partition)).set(lag)
-
     def set_consumer_lags(self, lags: Mapping[tuple[str, int], int]) -> None:
         """Replace every lag series with *lags*, keyed by (topic, partition).
 
