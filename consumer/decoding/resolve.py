@@ -133,6 +133,10 @@ class Candidate(NamedTuple):
     confidence: float | None = None
 
 
+# The candidates that name no declared label, made once.
+_JSON = Candidate("json", "UTF-8")
+_VALID_UTF8 = Candidate("utf-8-valid", "UTF-8")
+
 #: Where a step says what it passed over (an unknown label, an unused override): ``conflicts``.
 Note = Callable[[str], None]
 
@@ -214,7 +218,7 @@ def _xml_declaration(response: Response) -> Candidate | None:
 
 
 def _json(response: Response) -> Candidate | None:
-    return Candidate("json", "UTF-8") if response.is_json else None
+    return _JSON if response.is_json else None
 
 
 def _iso_2022_jp_escapes(response: Response, declaration: Candidate | None) -> Candidate | None:
@@ -237,7 +241,7 @@ def _iso_2022_jp_escapes(response: Response, declaration: Candidate | None) -> C
 
 
 def _valid_utf8(response: Response) -> Candidate:
-    return Candidate("utf-8-valid", "UTF-8")
+    return _VALID_UTF8
 
 
 def _fallback_override(response: Response, declaration: Candidate | None, note: Note) -> Candidate | None:
