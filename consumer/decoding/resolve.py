@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from types import MappingProxyType
 from typing import NamedTuple
 
 from .attempt import strictly, utf8, with_replacements
@@ -45,7 +44,14 @@ from .late_meta import late_meta_labels
 from .mime_sniff import non_text_type
 from .overrides import Override, OverrideMode, OverrideTable, as_table
 from .prescan import may_declare_a_charset, prescan_meta
-from .response import BOMS_AND_XML_STARTS, ContentTypeFacts, Response, content_type_facts, read_response
+from .response import (
+    BOMS_AND_XML_STARTS,
+    ContentTypeFacts,
+    Response,
+    content_type_facts,
+    declared_by,
+    read_response,
+)
 
 #: A detector guess is taken after failed declarations only above this confidence.
 CONFIDENT_DETECTION = 0.5
@@ -358,9 +364,9 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
     meta = prescan_meta(body)  # neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer
     if meta is None and may_declare_a_charset(body):
         return None  # perhaps a <meta> naming an unknown charset, which read_response reports
-    declared = _UNDISPUTED_DECLARATIONS.get((header, meta))
-    if declared is None:
+    if header not in _UTF8_OR_NOTHING or meta not in _UTF8_OR_NOTHING:
         return None  # a declaration of another encoding
+    declared, _ = declared_by(None, header, meta, None)  # nothing to disagree about
     candidate = _first_without_the_body(header, meta)
     if candidate is None:  # the first candidate depends on the body: the same steps, on it
         response = Response(body, None, None, None, header, False, False, declared, ())
@@ -379,7 +385,7 @@ def _first_without_the_body(header: str | None, meta: str | None) -> Candidate |
     the steps find it without reading the body; None when one of them reads it (the late ``<meta>``
     step, for a response declaring nothing).  Found by running the steps on a response without a
     body: reading it fails.  A function of two names, so remembered."""
-    declared = _UNDISPUTED_DECLARATIONS[header, meta]
+    declared, _ = declared_by(None, header, meta, None)
     bodiless = Response(None, None, None, None, header, False, False, declared, ())  # type: ignore[arg-type]
     try:
         return _first(declarations(bodiless, _disputed))
@@ -387,13 +393,7 @@ def _first_without_the_body(header: str | None, meta: str | None) -> Candidate |
         return None
 
 
-# ``declared`` when the header and the meta each say UTF-8 or nothing: shared read-only views of dicts
-# nothing else holds.
-_UNDISPUTED_DECLARATIONS = {
-    (header, meta): MappingProxyType({"bom": None, "header": header, "meta": meta, "xml": None})
-    for header in (None, "UTF-8")
-    for meta in (None, "UTF-8")
-}
+_UTF8_OR_NOTHING = (None, "UTF-8")
 
 
 class _Disputed(Exception):

@@ -66,7 +66,7 @@ def read_response(body: bytes, content_type: ContentTypeFacts, url: str | None, 
     else:  # most bodies: neither is there, and neither needs reading
         bom, payload, xml = None, body, None
     meta = prescan(payload)
-    declared, disagreements = _declarations(bom, header, meta, xml)
+    declared, disagreements = declared_by(bom, header, meta, xml)
     conflicts = list(disagreements)
     # A label that names no encoding is ignored, as browsers do, but said (the decode would otherwise
     # look as if nothing had been declared).
@@ -80,7 +80,7 @@ def read_response(body: bytes, content_type: ContentTypeFacts, url: str | None, 
 
 
 @functools.lru_cache(maxsize=1024)
-def _declarations(
+def declared_by(
     bom: str | None, header: str | None, meta: str | None, xml: str | None
 ) -> tuple[Mapping[str, str | None], tuple[str, ...]]:
     """``Response.declared`` for what each place named, and the disagreements between them.
