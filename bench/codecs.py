@@ -50,7 +50,6 @@ from consumer.decoding.codecs import (
     gb18030,
     iso_2022_jp,
     multibyte,
-    pyfast,
     shift_jis,
     utf8,
 )
@@ -198,9 +197,8 @@ def worst_cases(encoding: str, size: int, valid: bytes) -> dict[str, bytes]:
 def linearity_table(args: argparse.Namespace, samples: dict[str, tuple[str, bytes]], fallback: bool) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     if fallback:
-        decoders = {e: pyfast.decoders(REFERENCES[e])[0] for e in CJK}
-        pyfast.prepare()
-        title = "the Python fallback (pyfast and the readable decoders)"
+        decoders = {e: multibyte.decoders(e, compiled=False)[0] for e in CJK}
+        title = "the readable decoders (what runs without a C compiler)"
     else:
         decoders = {e: (lambda data, e=e: decode_bytes(e, data)) for e in CJK}
         title = "decode_bytes, " + ("compiled" if multibyte.COMPILED else "Python: no C compiler at install")

@@ -112,7 +112,7 @@ def main() -> None:
     total = sum(len(body) for body, _, _ in corpus)
     print(f"corpus: {len(corpus)} pages, {total / 1e6:.1f} MB, "
           f"{sum(1 for b, _, t in corpus if t.encode('utf-8') != b) } legacy pages; "
-          f"prescan loop {'compiled' if prescan.COMPILED else 'by pattern (no C compiler at install)'}")
+          f"prescan loop {'compiled' if prescan.COMPILED else 'readable (no C compiler at install)'}")
     everything = contenders()
     fast = {name: everything[name] for name in FAST}
     # The fast contenders take turns, --repeat times, and each keeps its best time: a swing of the

@@ -1,6 +1,6 @@
 """Ties the shells together: settings, Kafka clients, Avro, overrides, observability, the loop.
 
-``build(settings, connection)`` makes an ``App`` without touching the network;
+``App(settings, connection)`` is made without touching the network;
 ``App.run()`` serves /metrics, /healthz and /readyz, runs the processor until
 ``stop()`` (SIGTERM, SIGINT) and returns once everything is closed.
 """
@@ -16,7 +16,6 @@ import time
 from confluent_kafka import Message
 
 from .decoding import OverrideTable, media_family, prescan
-from .decoding import prepare as prepare_decoders
 from .decoding.codecs import multibyte as multibyte_codecs
 from .decoding.codecs import utf8 as utf8_codec
 from .decoding.codecs import utf16 as utf16_codec
@@ -120,13 +119,10 @@ class App:
 
     def run(self) -> None:
         self.http.start()
-        # Before joining the group (so not ready yet): the first legacy page of the first
-        # batch would otherwise wait for its codec's tables.
         started = time.monotonic()
-        prepare_decoders()
-        # The tables live as long as the process: frozen, the collector's full collections no
-        # longer walk them (~50 ms each, ~5 us a record at 30 KB pages). Garbage first, so none
-        # of it is frozen with them.
+        # The decoders' tables, built at import, live as long as the process: frozen, the
+        # collector's full collections no longer walk them. Garbage first, so none of it is
+        # frozen with them.
         gc.collect()
         gc.freeze()
         self.log.info(

@@ -2,17 +2,17 @@
 
 Nothing here touches Kafka, Avro, logging or the clock.  Start reading at
 ``resolve.decode``: it reads the Content-Type once, sets aside bodies that are
-not text, asks the one fast path (``undisputed.py``, tested equal to the
-resolution) and otherwise calls ``resolve.resolve``, one small function per step
-of the resolution order over the facts of ``response.py``, each candidate
-tried strictly by ``attempt.py``.  The answer is a ``Decoded`` (``decoded.py``).
+not text, asks the one fast path (``undisputed_utf8``: the same steps, on a
+response known without reading it whole) and otherwise calls ``resolve``, one
+small function per step of the resolution order over the facts of
+``response.py``, each candidate tried strictly by ``attempt.py``.  The answer
+is a ``Decoded`` (``decoded.py``).
 """
 
-from .codecs import prepare
 from .decoded import DECLARATION_PLACES, SOURCES, Decoded
 from .mime_sniff import MEDIA_FAMILIES, media_family, non_text_type
 from .overrides import Override, OverrideMode, OverrideTable
-from .resolve import decode, text_utf8
+from .resolve import decode
 
 __all__ = [
     "DECLARATION_PLACES",
@@ -25,6 +25,4 @@ __all__ = [
     "decode",
     "media_family",
     "non_text_type",
-    "prepare",
-    "text_utf8",
 ]

@@ -1,19 +1,20 @@
-/* The meta prescan's loop, compiled: the same answers as prescan/fast.py's patterns, without their per-call cost.
+/* The meta prescan's loop, compiled: the branches of the HTML Standard's "prescan a byte stream to
+ * determine its encoding" that only move the position.
  *
- * Implements the branches of the HTML Standard's "prescan a byte stream to determine its encoding"
- * (https://html.spec.whatwg.org/multipage/parsing.html#prescan-a-byte-stream-to-determine-its-encoding)
- * that only move the position: other bytes, comments, tags with "get an attribute", bogus markup.
- * An optional accelerator of prescan/fast.py, which keeps the patterns (_loop_until_meta, _META_START)
- * as the fallback when this module is not built; prescan/standard.py is the algorithm as the
- * standard reads it.  tests/decoding/test_prescan_loop.py checks that this loop and the patterns stop
- * at the same places, and that fast.py answers as standard.py with either.  The <meta> branch
- * itself stays in Python (fast._meta).
+ * Implements, of https://html.spec.whatwg.org/multipage/parsing.html#prescan-a-byte-stream-to-determine-its-encoding,
+ * the branches for other bytes, comments, tags with "get an attribute" and bogus markup, and finds
+ * where a <meta> tag ends.  prescan/compiled.py runs the <meta> branch itself on that one tag with
+ * prescan/standard.py's steps; standard.py is the algorithm as the standard reads it, the reference
+ * this module is tested equal to (tests/decoding/test_prescan_loop.py) and what runs where this
+ * module was not built.
  *
- * next_meta(buf, position, length, stop_at_body) -> int
+ * next_meta(buf, position, length) -> int
  *     Runs the loop over buf[position:length] and returns the position of the "<meta" (followed by
  *     whitespace or "/") where it stops, or -1 when it stops anywhere else: at the end of the
- *     bytes, at a construct that runs out of bytes (the standard's abort), or, with stop_at_body,
- *     at "<body" or "</head" (late_meta's end of the head).
+ *     bytes or at a construct that runs out of bytes (the standard's abort).
+ * tag_end(buf, position, length) -> int
+ *     From the byte after a tag's name, "get an attribute" until there is none: the position after
+ *     the tag's ">", or -1 when the bytes run out first.
  * find_meta(buf, start, end) -> int
  *     The first "<meta", ASCII case-insensitively, in buf[start:end], or -1.
  */
@@ -46,7 +47,8 @@ static int word_then(const unsigned char *b, Py_ssize_t p, Py_ssize_t end, const
 }
 
 /* After an attribute's name (steps 4-12 of "get an attribute"): where its value ends, or
- * NOT_FOUND when the bytes run out first.  The three cases of prescan._VALUE, in its order. */
+ * NOT_FOUND when the bytes run out first: step 4's "=" (perhaps after the spaces of steps 6-8) and
+ * a value (steps 9-12: quoted, empty before ">", unquoted), else no value. */
 static Py_ssize_t value_end(const unsigned char *b, Py_ssize_t q, Py_ssize_t end)
 {
     Py_ssize_t r = q;
@@ -84,7 +86,7 @@ static Py_ssize_t value_end(const unsigned char *b, Py_ssize_t q, Py_ssize_t end
 }
 
 /* A tag's attributes from after its name: "get an attribute" until there is none, then past the
- * ">".  NOT_FOUND when the bytes run out.  prescan._ATTRIBUTES_TO_GT_PATTERN. */
+ * ">" (the tag branch's step 2).  NOT_FOUND when the bytes run out. */
 static Py_ssize_t attributes_end(const unsigned char *b, Py_ssize_t p, Py_ssize_t end)
 {
     for (;;) {
@@ -107,7 +109,7 @@ static Py_ssize_t attributes_end(const unsigned char *b, Py_ssize_t p, Py_ssize_
 }
 
 /* The loop from p: the position of the <meta it stops at, or NOT_FOUND. */
-static Py_ssize_t next_meta(const unsigned char *b, Py_ssize_t p, Py_ssize_t end, int stop_at_body)
+static Py_ssize_t next_meta(const unsigned char *b, Py_ssize_t p, Py_ssize_t end)
 {
     while (p < end) {
         if (b[p] != '<') {  /* any other byte: do nothing with it */
@@ -135,9 +137,6 @@ static Py_ssize_t next_meta(const unsigned char *b, Py_ssize_t p, Py_ssize_t end
             /* "<" + letter or "</" + letter: a tag, unless it is the <meta the caller wants. */
             if (word_then(b, p + 1, end, "meta", "\t\n\x0c\r /"))
                 return p;
-            if (stop_at_body && (word_then(b, p + 1, end, "body", "\t\n\x0c\r />") ||
-                                 (next == '/' && word_then(b, p + 2, end, "head", "\t\n\x0c\r />"))))
-                return NOT_FOUND;
             Py_ssize_t q = (next == '/' ? p + 2 : p + 1) + 1;
             while (q < end && !is_space(b[q]) && b[q] != '>')
                 q++;
@@ -211,14 +210,22 @@ static PyObject *py_next_meta(PyObject *Py_UNUSED(module), PyObject *const *args
 {
     Py_buffer view;
     Py_ssize_t start, end;
-    if (!parse_bounds(args, nargs, 4, &view, &start, &end))
+    if (!parse_bounds(args, nargs, 3, &view, &start, &end))
         return NULL;
-    int stop_at_body = PyObject_IsTrue(args[3]);
-    Py_ssize_t found = NOT_FOUND;
-    if (stop_at_body >= 0 && start < end)
-        found = next_meta(view.buf, start, end, stop_at_body);
+    Py_ssize_t found = start < end ? next_meta(view.buf, start, end) : NOT_FOUND;
     PyBuffer_Release(&view);
-    return stop_at_body < 0 ? NULL : PyLong_FromSsize_t(found);
+    return PyLong_FromSsize_t(found);
+}
+
+static PyObject *py_tag_end(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!parse_bounds(args, nargs, 3, &view, &start, &end))
+        return NULL;
+    Py_ssize_t found = start < end ? attributes_end(view.buf, start, end) : NOT_FOUND;
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(found);
 }
 
 static PyObject *py_find_meta(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
@@ -234,7 +241,9 @@ static PyObject *py_find_meta(PyObject *Py_UNUSED(module), PyObject *const *args
 
 static PyMethodDef methods[] = {
     {"next_meta", (PyCFunction)(void (*)(void))py_next_meta, METH_FASTCALL,
-     "next_meta(buf, position, length, stop_at_body) -> position of the <meta the prescan's loop stops at, or -1"},
+     "next_meta(buf, position, length) -> position of the <meta the prescan's loop stops at, or -1"},
+    {"tag_end", (PyCFunction)(void (*)(void))py_tag_end, METH_FASTCALL,
+     "tag_end(buf, position, length) -> position after the > of the tag whose attributes start at position, or -1"},
     {"find_meta", (PyCFunction)(void (*)(void))py_find_meta, METH_FASTCALL,
      "find_meta(buf, start, end) -> position of the first \"<meta\" (any case) in buf[start:end], or -1"},
     {NULL, NULL, 0, NULL},
@@ -243,7 +252,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     .m_base = PyModuleDef_HEAD_INIT,
     .m_name = "consumer.decoding._prescan_loop",
-    .m_doc = "The meta prescan's loop, compiled (see prescan/fast.py).",
+    .m_doc = "The meta prescan's loop, compiled (see prescan/compiled.py).",
     .m_size = -1,
     .m_methods = methods,
 };

@@ -18,8 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .labels import get_encoding
-
 # Fetch: HTTP whitespace is LF, CR, tab and space; HTTP tab or space is the last two.
 _HTTP_WHITESPACE = "\n\r\t "
 _HTTP_TAB_OR_SPACE = "\t "
@@ -221,18 +219,6 @@ def _extract(header_value: str) -> MimeType | None:
     return mime_type
 
 
-def charset_encoding(header_value: str | None) -> str | None:
-    """The WHATWG encoding the Content-Type's charset parameter names, or None.
-
-    None when there is no Content-Type, no MIME type in it, no charset
-    parameter, or a label the Encoding Standard does not know.
-    """
-    mime_type = extract_mime_type(header_value)
-    if mime_type is None:
-        return None
-    return get_encoding(mime_type.parameters.get("charset"))
-
-
 def is_xml_mime(mime: MimeType | None) -> bool:
     """The MIME Sniffing Standard's "XML MIME type" (https://mimesniff.spec.whatwg.org/#xml-mime-type)."""
     if mime is None:
@@ -259,11 +245,6 @@ _JAVASCRIPT_ESSENCES = frozenset({
 def is_javascript_mime(mime: MimeType | None) -> bool:
     """The MIME Sniffing Standard's "JavaScript MIME type" (https://mimesniff.spec.whatwg.org/#javascript-mime-type)."""
     return mime is not None and mime.essence in _JAVASCRIPT_ESSENCES
-
-
-def is_html_mime(mime: MimeType | None) -> bool:
-    """The MIME Sniffing Standard's "HTML MIME type": essence text/html."""
-    return mime is not None and mime.essence == "text/html"
 
 
 _extract_cached = functools.lru_cache(maxsize=4096)(_extract)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .overrides import Override
 
@@ -39,13 +37,9 @@ DECLARATION_PLACES = ("bom", "header", "meta", "xml")
 NOTHING_DECLARED: Mapping[str, str | None] = MappingProxyType(dict.fromkeys(DECLARATION_PLACES))
 
 
-def _text_of_utf8(decoded: Decoded) -> str:
-    return decoded._utf8.decode("utf-8")  # type: ignore[union-attr]  # valid: the decode checked it
-
-
-@dataclass(frozen=True, init=False)
-class Decoded:
-    """The result of ``decode``.  Immutable; bad content is described, not raised.
+class Decoded(NamedTuple):
+    """The result of ``decode``: an immutable value (a named tuple: the cheapest to build of Python's
+    frozen records).  Bad content is described, not raised.
 
     ``text`` is the decoded text.  ``replacements`` counts the U+FFFD the
     decode introduced (not those the page itself encodes).  ``lossy`` is true
@@ -60,71 +54,46 @@ class Decoded:
     type ("image/png"), ``source`` is "binary", ``text`` and ``encoding`` are
     empty and nothing is declared (``binary_decoded``).
 
-    After ``decode(..., lazy_text=True)`` found the body valid UTF-8, ``text``
-    is a cached property: the ``Decoded`` holds those bytes (``_utf8``; the
-    first argument is None) and decodes them when ``text`` is first read.  The
-    stream processor writes such a body's bytes as the text and never reads
-    it: building the ``str`` is the largest cost of a decode (~50 us of a 30 KB
-    page, against ~10 us to check the bytes).  Either way the value compares
-    and prints the same.
+    ``utf8`` is the text encoded as UTF-8 when the decode has those bytes at
+    hand, else None.  Only ``decode(..., lazy_text=True)`` sets it, for a text
+    decoded without replacements: a valid UTF-8 body's own bytes (after its
+    BOM), or a legacy text encoded once (the mojibake check reads it).  A
+    writer that stores UTF-8 (the stream processor) writes these bytes and
+    need never build the ``str``: for a valid UTF-8 body it is not built by
+    the decode (``built_text`` is None), and ``text`` decodes ``utf8`` at each
+    read.  Two values are equal when their text and every other field but
+    ``utf8`` are.
     """
 
-    text: str = cached_property(_text_of_utf8)  # type: ignore[assignment]
-    # __init__ is written out below (init=False): the order of fields is no signature, text's default no default.
-    encoding: str  # type: ignore[misc]
-    source: Source  # type: ignore[misc]
+    #: The text as built by the decode; None when only ``utf8`` was (read ``text``).
+    built_text: str | None
+    encoding: str
+    source: Source
     replacements: int = 0
-    declared: Mapping[str, str | None] = field(default_factory=lambda: NOTHING_DECLARED)
+    declared: Mapping[str, str | None] = NOTHING_DECLARED
     conflicts: tuple[str, ...] = ()
     confidence: float | None = None
     mojibake_suspected: bool = False
     override: Override | None = None
     binary: str | None = None
-    #: The text's UTF-8 when a lazy decode has it at hand, else None: the valid UTF-8 of the body,
-    #: decoded on the first read of ``text``, or the encoding of a legacy decode's text.
-    _utf8: bytes | None = field(default=None, compare=False, repr=False)
+    utf8: bytes | None = None
 
-    __hash__ = None  # type: ignore[assignment]  # declared is a mapping
+    @property
+    def text(self) -> str:
+        """The decoded text: ``built_text``, else ``utf8`` decoded (valid: the decode checked it)."""
+        if self.built_text is not None:
+            return self.built_text
+        assert self.utf8 is not None  # the decode sets one of the two
+        return self.utf8.decode("utf-8")
 
-    def __init__(
-        self,
-        text: str | None,
-        encoding: str,
-        source: Source,
-        replacements: int = 0,
-        declared: Mapping[str, str | None] = NOTHING_DECLARED,
-        conflicts: tuple[str, ...] = (),
-        confidence: float | None = None,
-        mojibake_suspected: bool = False,
-        override: Override | None = None,
-        binary: str | None = None,
-        _utf8: bytes | None = None,
-    ) -> None:
-        # frozen=True guards __setattr__ and __delattr__, so the __init__ it generates sets each field
-        # through object.__setattr__: 1.1 us a decode, 5% of bench/decode.py's average page.  Stored
-        # straight into the instance's dict (as cached_property stores) they take 0.3 us; every later
-        # change is refused all the same.
-        fields = vars(self)
-        if text is not None:  # else the cached property builds it from _utf8
-            fields["text"] = text
-        fields["encoding"] = encoding
-        fields["source"] = source
-        fields["declared"] = declared
-        # The other fields are read from the class (their defaults) unless they differ.
-        if replacements:
-            fields["replacements"] = replacements
-        if conflicts:
-            fields["conflicts"] = conflicts
-        if confidence is not None:
-            fields["confidence"] = confidence
-        if mojibake_suspected:
-            fields["mojibake_suspected"] = mojibake_suspected
-        if override is not None:
-            fields["override"] = override
-        if binary is not None:
-            fields["binary"] = binary
-        if _utf8 is not None:
-            fields["_utf8"] = _utf8
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Decoded):
+            return NotImplemented
+        # The text, however it is held, and every field after built_text but utf8 (the last).
+        return self[1:-1] == other[1:-1] and self.text == other.text
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
     @property
     def lossy(self) -> bool:

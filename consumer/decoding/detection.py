@@ -53,9 +53,11 @@ from collections import Counter
 from dataclasses import dataclass
 from operator import mul
 
-from .codecs.cpython import DECODERS
+from .codecs.cpython import ENCODERS
+from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .data.whatwg import SINGLE_BYTE
 from .detection_data import FREQUENCIES
+from .hosts import tld_of
 
 #: Bytes of the body examined at most (see the module docstring).
 MAX_EXAMINED = 64 * 1024
@@ -67,6 +69,7 @@ MIN_HIGH_BYTES = 256
 MIXING_SAMPLE = 8 * 1024
 #: Single-byte candidates this close (nats) to the best are compared on the whole examined prefix.
 REFINE_MARGIN = 20.0
+#: The browsers' default where nothing is declared and nothing better is known (the resolution's last step).
 DEFAULT_ENCODING = "windows-1252"
 
 
@@ -80,9 +83,9 @@ class Detection:
 
 #: Python codecs used to *score* multi-byte candidates: the closest to each (``codecs.cpython``,
 #: whose differences from the standard change no score materially), but for GBK, which the
-#: standard decodes with the gb18030 decoder: scoring uses Python's gbk, so that a body needing
-#: gb18030's four-byte sequences is told apart from GBK.
-_SCORING_CODECS: dict[str, str] = {**DECODERS, "GBK": "gbk"}
+#: standard decodes with the gb18030 decoder: scoring uses Python's gbk (as its encoder table
+#: does), so that a body needing gb18030's four-byte sequences is told apart from GBK.
+_SCORING_CODECS: dict[str, str] = ENCODERS
 
 #: Candidate encoding -> the languages (keys of FREQUENCIES) written in it.
 LANGUAGES: dict[str, tuple[str, ...]] = {
@@ -187,8 +190,6 @@ _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 #: ASCII bytes kept before the first non-ASCII one when the examined bytes start further in.
 _CONTEXT_BYTES = 256
 _ASCII_RUN = re.compile("[\x00-\x7f]+")
-# ESC $ @, ESC $ B (JIS X 0208), ESC ( J (Roman), ESC ( I (katakana).
-_ISO_2022_JP_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
 _FOUR_BYTE_GB18030 = re.compile(rb"[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]")
 
 
@@ -205,7 +206,7 @@ def detect(body: bytes, tld: str | None = None) -> Detection:
     note that ISO-2022-JP is 7-bit, so a caller that takes valid UTF-8 first
     never asks about it.
     """
-    hint = _normalise_tld(tld)
+    hint = tld_of(tld)
     try:
         start = _evidence_start(body)
         end = start + MAX_EXAMINED
@@ -232,12 +233,6 @@ def _evidence_start(body: bytes) -> int:
     return first_high.start() - _CONTEXT_BYTES
 
 
-def _normalise_tld(tld: str | None) -> str | None:
-    if not isinstance(tld, str):
-        return None
-    return tld.strip().strip(".").rsplit(".", 1)[-1].lower() or None
-
-
 def _fallback(hint: str | None) -> str:
     return TLD_HINTS.get(hint, (DEFAULT_ENCODING,))[0] if hint else DEFAULT_ENCODING
 
@@ -245,7 +240,7 @@ def _fallback(hint: str | None) -> str:
 def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
     first_high = _HIGH_BYTE.search(head)
     if first_high is None:
-        if _ISO_2022_JP_ESCAPE.search(head):
+        if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP", whole) is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
     window, window_whole = _window(head, first_high.start(), whole)

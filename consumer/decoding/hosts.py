@@ -27,8 +27,8 @@ Value = TypeVar("Value")
 # Most crawled URLs: http(s), a host of letters, digits, dots and hyphens, then "/", "?",
 # "#" or the end.  For those, urlsplit(url).hostname is that host lowercased (no userinfo,
 # port or IPv6 literal to take apart, no tab or newline for urlsplit to remove from it).
-# urlsplit costs ~5 us a call on unique URLs (it splits and caches every part, and crawl
-# URLs never repeat), and the processor asks for the host of every record twice.
+# urlsplit is costly on unique URLs (it splits and caches every part, and crawl URLs never
+# repeat), and the processor asks for the host of every record twice.
 _PLAIN_HOST = re.compile(r"https?://([A-Za-z0-9.-]+)(?:[/?#]|\Z)")
 
 
@@ -72,10 +72,14 @@ def _domain_to_ascii(domain: str) -> str:
 
 
 def tld_of(host: str | None) -> str | None:
-    """The last label of a host name; None for IP addresses, which carry no language hint."""
+    """The last label of a host name (or of a top-level domain as given: " JP.", "jp"), lowercased;
+    None for IP addresses, which carry no language hint."""
+    if not isinstance(host, str):
+        return None
+    host = host.strip().strip(".")
     if not host or host.replace(".", "").isdigit() or ":" in host:
         return None
-    return host.rsplit(".", 1)[-1] or None
+    return host.rsplit(".", 1)[-1].lower() or None
 
 
 # A DNS label: letters, digits and hyphens, not starting or ending with a

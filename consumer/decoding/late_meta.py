@@ -65,10 +65,7 @@ import re
 from collections.abc import Callable
 
 from .labels import get_encoding
-from .prescan import PRESCAN_BYTES
-
-# The prescan's "get an attribute" pattern reads a late <meta>'s attributes; its search finds "<meta".
-from .prescan.fast import _ATTRIBUTE, _find_meta
+from .prescan import PRESCAN_BYTES, find_meta
 
 #: How far ``late_meta`` looks by default.
 LATE_META_LIMIT = 65536
@@ -79,26 +76,53 @@ _WS = rb"\t\n\x0c\r "  # the tokenizer's whitespace (a CR is read as a LF)
 _ENDS_NAME = rb"[\t\n\x0c\r />]"  # what ends a tag name in the tag name and end tag name states
 
 
+def _name_pattern(one: Callable[[bytes], bytes], run: Callable[[bytes], bytes]) -> bytes:
+    """An attribute's name: its first byte may be "=", the others end at "=", whitespace, "/" or ">"."""
+    return one(_WS + rb"/>") + run(rb"=" + _WS + rb"/>")
+
+
+def _value_pattern(
+    one: Callable[[bytes], bytes], run: Callable[[bytes], bytes], dq: bytes, sq: bytes, uq: bytes
+) -> bytes:
+    """After an attribute's name: "=" and a value (quoted, empty before ">", unquoted), or no value
+    (the name ended at "/" or ">", or at spaces followed by something other than "=").  *dq*, *sq*
+    and *uq* open the group around a double-quoted, single-quoted and unquoted value's bytes."""
+    return (
+        rb"(?:[" + _WS + rb"]*+=[" + _WS + rb"]*+"
+        + rb'(?:"' + dq + run(rb'"') + rb')"' + rb"|'" + sq + run(rb"'") + rb")'|(?=>)"
+        + rb"|" + uq + one(_WS + rb">\"'") + run(_WS + rb">") + rb")(?=[" + _WS + rb">]))"
+        + rb"|(?=[/>])|[" + _WS + rb"]++(?=[^=" + _WS + rb"]))"
+    )  # fmt: skip
+
+
 def _attributes(one: Callable[[bytes], bytes], run: Callable[[bytes], bytes]) -> bytes:
     """A tag's attributes from the byte after its name to its ">" included.
 
-    the prescan's "get an attribute" (prescan/fast.py) until ">" (and its ``_ATTRIBUTE`` reads them one by one):
-    those rules are the tokenizer's before-attribute-name to after-attribute-value-quoted states
-    (a quoted value hides ">", "=" may start a name, "/" between attributes is skipped), and the
-    pattern fails where the bytes run out.  *one* and *run* make one byte and a possessive run of
-    bytes not in a set (``b"=/>"``) wherever a name or value may hold a letter.
+    The rules of the HTML Standard's "get an attribute" until ">" (prescan/standard.py) are the
+    tokenizer's before-attribute-name to after-attribute-value-quoted states (a quoted value hides
+    ">", "=" may start a name, "/" between attributes is skipped), and the pattern fails where the
+    bytes run out.  *one* and *run* make one byte and a possessive run of bytes not in a set
+    (``b"=/>"``) wherever a name or value may hold a letter.
     """
-    name = one(_WS + rb"/>") + run(rb"=" + _WS + rb"/>")
-    value = (
-        rb"(?:[" + _WS + rb"]*+=[" + _WS + rb"]*+"
-        + rb'(?:"' + run(rb'"') + rb'"' + rb"|'" + run(rb"'") + rb"'|(?=>)"
-        + rb"|" + one(_WS + rb">\"'") + run(_WS + rb">") + rb"(?=[" + _WS + rb">]))"
-        + rb"|(?=[/>])|[" + _WS + rb"]++(?=[^=" + _WS + rb"]))"
-    )
-    return rb"(?:[" + _WS + rb"/]*+" + name + value + rb")*+[" + _WS + rb"/]*+>"
+    value = _value_pattern(one, run, rb"(?:", rb"(?:", rb"(?:")
+    return rb"(?:[" + _WS + rb"/]*+" + _name_pattern(one, run) + value + rb")*+[" + _WS + rb"/]*+>"
 
 
-_ATTRS = _attributes(lambda not_in: rb"[^" + not_in + rb"]", lambda not_in: rb"[^" + not_in + rb"]*+")
+def _one(not_in: bytes) -> bytes:
+    return rb"[^" + not_in + rb"]"
+
+
+def _run(not_in: bytes) -> bytes:
+    return rb"[^" + not_in + rb"]*+"
+
+
+_ATTRS = _attributes(_one, _run)
+# One attribute from where the previous one ended, its name and value in groups; or "there isn't
+# one" (group "gt", which consumes the ">").  Reads a <meta>'s attributes one by one.
+_ATTRIBUTE = re.compile(
+    rb"[" + _WS + rb"/]*+(?:(?P<gt>>)|(?P<name>" + _name_pattern(_one, _run) + rb")"
+    + _value_pattern(_one, _run, rb"(?P<dq>", rb"(?P<sq>", rb"(?P<uq>") + rb")"
+)  # fmt: skip
 # The same, failing where the word "charset" (any case) appears: no byte that ends a name or a
 # value is in the word, so it can only lie inside one, where each "c" is checked.
 _NOT_CHARSET = rb"[Cc](?![Hh][Aa][Rr][Ss][Ee][Tt])"
@@ -201,7 +225,7 @@ def late_meta_labels(body: bytes, limit: int = LATE_META_LIMIT) -> tuple[str | N
 def _late(body: bytes, limit: int) -> tuple[str | None, str | None]:
     end = min(limit, len(body))
     # Nothing can be a late <meta> in 1024 bytes or without "<meta" at all (compiled search).
-    if end <= PRESCAN_BYTES or _find_meta(body, 0, end) < 0:
+    if end <= PRESCAN_BYTES or find_meta(body, 0, end) < 0:
         return None, None
     found, meta_end, unknown = _scan(body, end)
     return (found if meta_end > PRESCAN_BYTES else None), unknown

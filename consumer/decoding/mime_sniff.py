@@ -184,7 +184,7 @@ def _plain_non_text(body: bytes, mime: MimeType) -> str | None:
 
 def has_binary_data_byte(header: bytes) -> bool:
     """Whether *header* holds one of the standard's binary data bytes (#binary-data-byte)."""
-    # Deleting them and comparing lengths: 0.8 us for 1445 bytes, a regex search 4 us.
+    # Deleting them and comparing lengths reads the bytes once, in C, without a regex's per-call setup.
     return len(header.translate(None, _BINARY_DATA_BYTES)) != len(header)
 
 

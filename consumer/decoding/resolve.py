@@ -22,33 +22,39 @@ A body that looks like damaged UTF-8 (mostly well-formed multi-byte sequences
 with a few errors) is never "rescued" by a single-byte detector guess that
 would turn every accented letter into mojibake; it is reported lossy instead.
 
-``decode`` first asks the one fast path, ``undisputed.undisputed_utf8`` (the
-commonest response, UTF-8 with nothing disagreeing, decided cheaply and tested
-equal to ``resolve``); every other response is resolved here.
+``decode`` first asks the one fast path, ``undisputed_utf8``: for the
+commonest response, UTF-8 with nothing disagreeing, it skips reading the
+response whole but takes its answer from the same steps (tested equal to
+``resolve``).
 """
 
 from __future__ import annotations
 
-import re
+import functools
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from .attempt import strictly, with_replacements
-from .bom import sniff_bom
+from .attempt import strictly, utf8, with_replacements
 from .codecs import decode_bytes
+from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .decoded import Decoded, Source, binary_decoded
-from .detection import detect
+from .detection import DEFAULT_ENCODING, detect
 from .hosts import host_of, tld_of
 from .late_meta import late_meta_labels
 from .mime_sniff import non_text_type
 from .overrides import Override, OverrideMode, OverrideTable, as_table
-from .response import Response, content_type_facts, read_response
-from .undisputed import undisputed_utf8
+from .prescan import may_declare_a_charset, prescan_meta
+from .response import (
+    BOMS_AND_XML_STARTS,
+    ContentTypeFacts,
+    Response,
+    content_type_facts,
+    declared_by,
+    read_response,
+)
 
-DEFAULT_ENCODING = "windows-1252"
 #: A detector guess is taken after failed declarations only above this confidence.
 CONFIDENT_DETECTION = 0.5
-#: ESC $ @, ESC $ B (JIS X 0208), ESC ( J (Roman), ESC ( I (katakana): ISO-2022-JP's switches.
-_ISO_2022_JP_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
 
 
 def decode(
@@ -66,10 +72,11 @@ def decode(
     override and its top-level domain hints detection), *overrides* an
     ``OverrideTable`` (or an iterable of ``Override``).  Never raises on content.
 
-    With *lazy_text*, a body found to be valid UTF-8 is checked, not decoded:
-    ``Decoded.text`` decodes it when first read.  For a caller that needs the
-    bytes rather than the text (the processor writes a UTF-8 page's bytes as
-    its text, ``text_utf8``); one that reads the text pays for the check too.
+    With *lazy_text*, the text comes as UTF-8 too (``Decoded.utf8``) when it
+    has no replacements, and a body found to be valid UTF-8 is checked, not
+    decoded: its bytes are that UTF-8, and ``Decoded.text`` decodes them at
+    each read.  For a caller that writes UTF-8 rather than reads the text
+    (the stream processor); one that reads the text pays for the check too.
     """
     if type(body) is not bytes:  # a bytes subclass is copied too
         body = bytes(body)
@@ -87,21 +94,6 @@ def decode(
     return resolve(read_response(body, facts, url, override), lazy_text)
 
 
-def text_utf8(decoded: Decoded, body: bytes) -> bytes | None:
-    """``decoded.text`` encoded as UTF-8, when the decode already has it: None, or those bytes.
-
-    A UTF-8 decode without replacements is the text of *body*'s very bytes (what
-    ``decode`` was given), minus the BOM (which always decides: ``resolve``); a
-    lazy decode of any other encoding kept its text's UTF-8.  A writer copies
-    them instead of encoding the text again.
-    """
-    if decoded._utf8 is not None:
-        return decoded._utf8
-    if decoded.encoding != "UTF-8" or decoded.replacements:
-        return None
-    return body[sniff_bom(body)[1] :] if decoded.source == "bom" else body
-
-
 def resolve(response: Response, lazy_text: bool = False) -> Decoded:
     """Decode *response* by the first candidate that decodes it strictly, highest precedence first:
 
@@ -109,42 +101,31 @@ def resolve(response: Response, lazy_text: bool = False) -> Decoded:
         bytes) > late <meta> in the head > XML declaration (XML types) > JSON is UTF-8 >
         valid UTF-8 > override (fallback) > detection (TLD hint) > windows-1252
 
-    Each step below proposes a candidate or nothing, and ``_Trial.attempt``
-    tries it.  A BOM is not a candidate but the answer.  A declaration that
-    fails strictly gives way to the next candidate; after one, detection is
-    taken only when confident (a late ``<meta>`` excepted: the weakest
-    declaration); ISO-2022-JP's escapes are looked at before UTF-8 when
-    nothing is declared (it is 7-bit, hence valid UTF-8), except for XML,
-    which is UTF-8 by its own rule.  When nothing decodes strictly, the
+    Each step below proposes a candidate or nothing (``declarations``, then
+    ``undeclared``), and ``_Trial.attempt`` tries it.  A BOM is not a
+    candidate but the answer.  A declaration that fails strictly gives way to
+    the next candidate; after one, detection is taken only when confident (a
+    late ``<meta>`` excepted: the weakest declaration); ISO-2022-JP's escapes
+    are looked at before UTF-8 when nothing is declared (it is 7-bit, hence
+    valid UTF-8), except for XML, which is UTF-8 by its own rule.  When nothing decodes strictly, the
     browser's choice (the first candidate) is decoded with U+FFFD counted.
     *lazy_text* as in ``decode``.
     """
     if response.bom is not None:
         return _decided_by_bom(response, lazy_text)
     trial = _Trial(response, lazy_text)
-    decoded = (
-        trial.attempt(_forced_override(response))
-        or trial.attempt(_http_header(response))
-        or trial.attempt(_meta_prescan(response))
-        or trial.attempt(_late_meta(response, trial))
-        or trial.attempt(_xml_declaration(response))
-        or trial.attempt(_json(response))
-    )
+    decoded = trial.first_strict(declarations(response, trial.note))
     if decoded is not None:
         return decoded
     declaration = trial.first  # the strongest declaration, which failed; None when nothing is declared
-    decoded = (
-        trial.attempt(_iso_2022_jp_escapes(response, declaration))
-        or trial.attempt(_valid_utf8(response))
-        or trial.attempt(_fallback_override(response, declaration, trial))
-    )
+    decoded = trial.first_strict(undeclared(response, declaration, trial.note))
     if decoded is not None:
         return decoded
     if _damaged_utf8(response.payload):
         trial.note("body is mostly well-formed UTF-8 with errors: not guessing another encoding")
         return trial.with_replacements()
     return (
-        trial.attempt(_detection(response, declaration, trial))
+        trial.attempt(_detection(response, declaration, trial.note))
         or trial.attempt(_default(declaration))
         or trial.with_replacements()
     )
@@ -156,6 +137,32 @@ class Candidate(NamedTuple):
     source: Source
     encoding: str
     confidence: float | None = None
+
+
+# The candidates that name no declared label, made once.
+_JSON = Candidate("json", "UTF-8")
+_VALID_UTF8 = Candidate("utf-8-valid", "UTF-8")
+
+#: Where a step says what it passed over (an unknown label, an unused override): ``conflicts``.
+Note = Callable[[str], None]
+
+
+def declarations(response: Response, note: Note) -> Iterator[Candidate | None]:
+    """What *response* declares, strongest first, after its BOM: each step's candidate or None."""
+    yield _forced_override(response)
+    yield _http_header(response)
+    yield _meta_prescan(response)
+    yield _late_meta(response, note)
+    yield _xml_declaration(response)
+    yield _json(response)
+
+
+def undeclared(response: Response, declaration: Candidate | None, note: Note) -> Iterator[Candidate | None]:
+    """The candidates after the declarations failed (*declaration*: the strongest) or there were none,
+    before the damaged-UTF-8 check and detection."""
+    yield _iso_2022_jp_escapes(response, declaration)
+    yield _valid_utf8(response)
+    yield _fallback_override(response, declaration, note)
 
 
 # -- the steps, in precedence order: each gives a candidate or None ------------------------
@@ -199,13 +206,13 @@ def _meta_prescan(response: Response) -> Candidate | None:
     return Candidate("meta-prescan", meta)
 
 
-def _late_meta(response: Response, trial: _Trial) -> Candidate | None:
+def _late_meta(response: Response, note: Note) -> Candidate | None:
     """A ``<meta>`` past the prescan's window, as Chromium reads one (late_meta.py), when the window has none."""
     if response.declared["meta"] is not None or response.is_json or response.is_xml:
         return None
     encoding, unknown_label = late_meta_labels(response.payload)
     if unknown_label is not None:
-        trial.note(f"meta-late charset {unknown_label!r} is not a known encoding: ignored")
+        note(f"meta-late charset {unknown_label!r} is not a known encoding: ignored")
     return None if encoding is None else Candidate("meta-late", encoding)
 
 
@@ -217,7 +224,7 @@ def _xml_declaration(response: Response) -> Candidate | None:
 
 
 def _json(response: Response) -> Candidate | None:
-    return Candidate("json", "UTF-8") if response.is_json else None
+    return _JSON if response.is_json else None
 
 
 def _iso_2022_jp_escapes(response: Response, declaration: Candidate | None) -> Candidate | None:
@@ -233,23 +240,23 @@ def _iso_2022_jp_escapes(response: Response, declaration: Candidate | None) -> C
         return None
     payload = response.payload
     # Every escape starts with ESC: the memchr-speed test spares the other two most bodies.
-    if b"\x1b" in payload and payload.isascii() and _ISO_2022_JP_ESCAPE.search(payload):
+    if b"\x1b" in payload and payload.isascii() and SWITCHING_ESCAPE.search(payload):
         guess = detect(payload, tld_of(host_of(response.url)))
         return Candidate("detector", guess.encoding, guess.confidence)
     return None
 
 
 def _valid_utf8(response: Response) -> Candidate:
-    return Candidate("utf-8-valid", "UTF-8")
+    return _VALID_UTF8
 
 
-def _fallback_override(response: Response, declaration: Candidate | None, trial: _Trial) -> Candidate | None:
+def _fallback_override(response: Response, declaration: Candidate | None, note: Note) -> Candidate | None:
     """A fallback override: only where nothing is declared, instead of detection."""
     override = response.override
     if override is None or override.mode is not OverrideMode.FALLBACK:
         return None
     if declaration is not None:
-        trial.note(f"fallback override for {override.host} not used: the page declares its encoding")
+        note(f"fallback override for {override.host} not used: the page declares its encoding")
         return None
     return Candidate("override", override.encoding)
 
@@ -261,7 +268,7 @@ def _damaged_utf8(payload: bytes) -> bool:
     return multibyte > errors
 
 
-def _detection(response: Response, declaration: Candidate | None, trial: _Trial) -> Candidate | None:
+def _detection(response: Response, declaration: Candidate | None, note: Note) -> Candidate | None:
     """The detector's guess, with the URL's TLD as a hint; after a failed declaration only when confident.
 
     A late ``<meta>`` is the weakest declaration (read past the prescan's
@@ -271,7 +278,7 @@ def _detection(response: Response, declaration: Candidate | None, trial: _Trial)
     guess = detect(response.payload, tld_of(host_of(response.url)))
     declared_firmly = declaration is not None and declaration.source != "meta-late"
     if declared_firmly and guess.confidence < CONFIDENT_DETECTION:
-        trial.note(f"detector guessed {guess.encoding} with low confidence {guess.confidence:.2f}: not used")
+        note(f"detector guessed {guess.encoding} with low confidence {guess.confidence:.2f}: not used")
         return None
     return Candidate("detector", guess.encoding, guess.confidence)
 
@@ -320,6 +327,14 @@ class _Trial:
             self.note(f"{source} {encoding} does not decode without errors")
         return decoded
 
+    def first_strict(self, candidates: Iterator[Candidate | None]) -> Decoded | None:
+        """The body decoded by the first of *candidates* that decodes it strictly, or None."""
+        for candidate in candidates:
+            decoded = self.attempt(candidate)
+            if decoded is not None:
+                return decoded
+        return None
+
     def with_replacements(self) -> Decoded:
         """Nothing decodes cleanly: the browser's choice, with U+FFFD counted."""
         source, encoding, _ = self.first or Candidate("default", DEFAULT_ENCODING)
@@ -327,6 +342,73 @@ class _Trial:
         return with_replacements(
             encoding, self.response.payload, source, self.response.declared, tuple(self.conflicts), override
         )
+
+
+# -- the fast path ---------------------------------------------------------------------------
+
+
+def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool = False) -> Decoded | None:
+    """``resolve``'s answer for the commonest response, when nothing can dispute UTF-8; else None.
+
+    For a body without BOM or XML declaration, served without override as neither JSON nor XML,
+    whose Content-Type charset and first-1024-bytes ``<meta>`` each say UTF-8 or nothing and name
+    no unknown label: the ``Response`` is then known without reading it whole (no disagreement, no
+    label to report), and the first candidate of the same steps (``declarations``, then
+    ``undeclared``) decides when it is UTF-8 and the body is valid UTF-8, with nothing in
+    ``conflicts``.  Anything else (a step that notes something, another encoding, invalid bytes) is
+    left to ``resolve``.  tests/decoding/test_undisputed.py requires every answer to be ``resolve``'s.
+    """
+    _, header, unknown_charset, is_json, is_xml = content_type
+    if is_json or is_xml or unknown_charset is not None or body.startswith(BOMS_AND_XML_STARTS):
+        return None
+    meta = prescan_meta(body)  # neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer
+    if meta is None and may_declare_a_charset(body):
+        return None  # perhaps a <meta> naming an unknown charset, which read_response reports
+    if header not in _UTF8_OR_NOTHING or meta not in _UTF8_OR_NOTHING:
+        return None  # a declaration of another encoding
+    declared, _ = declared_by(None, header, meta, None)  # nothing to disagree about
+    candidate = _first_without_the_body(header, meta)
+    if candidate is None:  # the first candidate depends on the body: the same steps, on it
+        response = Response(body, None, None, None, header, False, False, declared, ())
+        try:
+            candidate = _first(declarations(response, _disputed)) or _first(undeclared(response, None, _disputed))
+        except _Disputed:
+            return None
+    if candidate is None or candidate.encoding != "UTF-8":
+        return None
+    return utf8(body, candidate.source, declared, (), candidate.confidence, None, lazy_text)
+
+
+@functools.cache
+def _first_without_the_body(header: str | None, meta: str | None) -> Candidate | None:
+    """The first candidate of ``declarations`` for a response whose header and meta name these, when
+    the steps find it without reading the body; None when one of them reads it (the late ``<meta>``
+    step, for a response declaring nothing).  Found by running the steps on a response without a
+    body: reading it fails.  A function of two names, so remembered."""
+    declared, _ = declared_by(None, header, meta, None)
+    bodiless = Response(None, None, None, None, header, False, False, declared, ())  # type: ignore[arg-type]
+    try:
+        return _first(declarations(bodiless, _disputed))
+    except (TypeError, _Disputed):  # the body was read (None has no length, no bytes to search)
+        return None
+
+
+_UTF8_OR_NOTHING = (None, "UTF-8")
+
+
+class _Disputed(Exception):
+    """A step noted something: the answer is ``resolve``'s to give, with its ``conflicts``."""
+
+
+def _disputed(conflict: str) -> None:
+    raise _Disputed(conflict)
+
+
+def _first(candidates: Iterator[Candidate | None]) -> Candidate | None:
+    for candidate in candidates:
+        if candidate is not None:
+            return candidate
+    return None
 
 
 # -- helpers -------------------------------------------------------------------------------

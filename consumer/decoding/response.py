@@ -59,25 +59,37 @@ def read_response(body: bytes, content_type: ContentTypeFacts, url: str | None, 
     """The ``Response`` of *body* served with *content_type* (``content_type_facts``) from *url*, under
     *override* (or None)."""
     _, header, unknown_header, is_json, is_xml = content_type
-    bom, bom_length = sniff_bom(body)
-    payload = body[bom_length:] if bom_length else body
-    declared = {
-        "bom": bom,
-        "header": header,
-        "meta": prescan(payload),
-        "xml": xml_declared_encoding(payload) if payload.startswith(XML_DECLARATION_STARTS) else None,
-    }
-    conflicts = _disagreements(declared)
+    if body.startswith(BOMS_AND_XML_STARTS):
+        bom, bom_length = sniff_bom(body)
+        payload = body[bom_length:] if bom_length else body
+        xml = xml_declared_encoding(payload) if payload.startswith(XML_DECLARATION_STARTS) else None
+    else:  # most bodies: neither is there, and neither needs reading
+        bom, payload, xml = None, body, None
+    meta = prescan(payload)
+    declared, disagreements = declared_by(bom, header, meta, xml)
+    conflicts = list(disagreements)
     # A label that names no encoding is ignored, as browsers do, but said (the decode would otherwise
     # look as if nothing had been declared).
     if unknown_header is not None:
         conflicts.append(f"http-header charset {unknown_header!r} is not a known encoding: ignored")
-    if declared["meta"] is None and not (is_json or is_xml):
+    if meta is None and not (is_json or is_xml):
         unknown_meta = prescan_unknown_label(payload)
         if unknown_meta is not None:
             conflicts.append(f"meta-prescan charset {unknown_meta!r} is not a known encoding: ignored")
-    # The proxy spares each Decoded a copy: nothing changes the dict once it is wrapped.
-    return Response(payload, url, override, bom, header, is_json, is_xml, MappingProxyType(declared), tuple(conflicts))
+    return Response(payload, url, override, bom, header, is_json, is_xml, declared, tuple(conflicts))
+
+
+@functools.lru_cache(maxsize=1024)
+def declared_by(
+    bom: str | None, header: str | None, meta: str | None, xml: str | None
+) -> tuple[Mapping[str, str | None], tuple[str, ...]]:
+    """``Response.declared`` for what each place named, and the disagreements between them.
+
+    A function of four encoding names, so remembered: most responses name UTF-8 or nothing, and
+    share one read-only mapping (nothing changes it once wrapped).
+    """
+    declared = {"bom": bom, "header": header, "meta": meta, "xml": xml}
+    return MappingProxyType(declared), tuple(_disagreements(declared))
 
 
 def content_type_facts(content_type: str | None) -> ContentTypeFacts:

@@ -39,7 +39,6 @@ OTHER = "other"
 DESTINATIONS = ("clean", "quarantine")
 TRANSACTION_RESULTS = ("committed", "aborted", "retried")
 RELOAD_RESULTS = ("applied", "rejected")
-SHADOW_VERDICTS = ("agree", "disagree", "unknown")
 SKIP_REASONS = ("not-text",)
 
 #: Distinct values admitted per open label before folding into "other".  The
@@ -275,9 +274,6 @@ class Metrics:
         self._end_to_end.observe(max(0.0, seconds))
 
     # Kafka -------------------------------------------------------------------
-
-    def set_consumer_lag(self, topic: str, partition: int, lag: int) -> None:
-        self._lag.labels(topic=topic, partition=str(partition)).set(lag)
 
     def set_consumer_lags(self, lags: Mapping[tuple[str, int], int]) -> None:
         """Replace every lag series with *lags*, keyed by (topic, partition).

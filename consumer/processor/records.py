@@ -55,9 +55,9 @@ def clean_record(
 ) -> dict:
     """The clean record of *raw* decoded as *decoded*.
 
-    With *text_utf8* (the text's UTF-8, which the decode already has: ``decoding.text_utf8``) the
+    With *text_utf8* (the text's UTF-8, which the decode already has: ``Decoded.utf8``) the
     record has no "text": the serializer is handed those bytes to write in its place (for a valid
-    UTF-8 body, the text itself is never built: ``Decoded.text`` is decoded on first use).
+    UTF-8 body, the text itself is never built).
     """
     body = raw["body"]
     record = {

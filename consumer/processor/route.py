@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..decoding import Decoded, OverrideTable, decode, text_utf8
+from ..decoding import Decoded, OverrideTable, decode
 from ..decoding.content_type import extract_mime_type
 from ..decoding.decoded import binary_decoded
 from ..decoding.hosts import host_of
@@ -42,7 +42,7 @@ class Routed:
     decoded: Decoded | None = None
     host: str | None = None
     shadow: Shadow | None = None
-    #: The clean record's text as UTF-8 when the decode already has it (``text_utf8``); the
+    #: The clean record's text as UTF-8 when the decode already has it (``Decoded.utf8``); the
     #: record then has no "text", and the serializer must be given these bytes (``utf8_text=``).
     text_utf8: bytes | None = None
     #: The serialized clean record, once the loop has serialized it.
@@ -107,14 +107,14 @@ class Router:
         body = content_encoding.undo(raw["body"], encoding_header, self.max_body_bytes)
         if isinstance(body, content_encoding.Refusal):
             return quarantine(body.reason, error=body.detail)
-        # The text of a valid UTF-8 page is never built: its bytes are written as it (text_utf8).
+        # The text of a valid UTF-8 page is never built: its bytes are written as it (Decoded.utf8).
         decoded = decode(body, content_type, raw["url"], overrides, lazy_text=True)
         if decoded.binary is not None:
             return self._not_text(decoded, host, quarantine)
         if decoded.replacements > self.replacement_threshold:
             return quarantine("lossy", decoded=decoded, error=f"{decoded.replacements} replacement characters")
         shadow = _shadow(decoded, body, content_type, raw["url"])
-        utf8 = text_utf8(decoded, body)
+        utf8 = decoded.utf8
         record = clean_record(
             raw,
             decoded,

@@ -59,15 +59,6 @@ class Summary:
         elif outcome.kind in (STILL_LOSSY, STILL_UNREADABLE) and outcome.reason:
             self.still_reasons[outcome.reason] += 1
 
-    def merge(self, other: Summary) -> None:
-        for name in COUNTS:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for host, counts in other.hosts.items():
-            self.hosts[host].update(counts)
-        for host, counts in other.changes.items():
-            self.changes[host].update(counts)
-        self.still_reasons.update(other.still_reasons)
-
     def counts(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in COUNTS}
 

@@ -80,9 +80,10 @@ def test_host_of_is_urlsplits_hostname_on_any_text(text):
 @pytest.mark.parametrize(
     ("host", "tld"),
     [("www.example.jp", "jp"), ("example.co.kr", "kr"), ("192.168.0.1", None), ("2001:db8::1", None), (None, None),
-     ("localhost", "localhost"), ("example.", None)],
+     ("localhost", "localhost"), ("example.", "example"), ("JP", "jp"), (" .jp ", "jp"), ("", None), (" ", None)],
 )  # fmt: skip
 def test_tld_of(host, tld):
+    """A host, or a top-level domain as a caller of detect writes it; a trailing dot is the root's."""
     assert tld_of(host) == tld
 
 

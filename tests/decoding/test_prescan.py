@@ -1,31 +1,53 @@
 """The meta prescan: the HTML Standard's "prescan a byte stream to determine its encoding".
 
-Hand-picked cases for every branch of the algorithm, each run on both ways the
-package computes it: ``standard`` (the standard's steps, one byte at a time:
-the reference) and ``fast`` (what the product runs).  tests/decoding/test_prescan_loop.py
-checks on generated markup that the two always agree.
+Hand-picked cases for every branch of the algorithm, each run on both tiers
+of the package: ``standard`` (the standard's steps, one byte at a time: the
+reference, and what runs without a C compiler) and ``compiled`` (the compiled
+loop, where it was built).  tests/decoding/test_prescan_loop.py checks on
+generated markup that the two always agree.
 """
+
+import shutil
+import sysconfig
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import prescan as package
-from consumer.decoding.prescan import PRESCAN_BYTES, extract_meta_charset, fast, standard
+from consumer.decoding.prescan import PRESCAN_BYTES, extract_meta_charset, standard
+
+try:
+    from consumer.decoding.prescan import compiled
+except ImportError:  # built without a C compiler
+    compiled = None
+
+TIERS = [pytest.param(compiled, id="compiled", marks=pytest.mark.skipif(compiled is None, reason="not built"))]
 
 
-@pytest.fixture(scope="module", params=[fast, standard], ids=["fast", "standard"])
+@pytest.fixture(scope="module", params=[*TIERS, pytest.param(standard, id="standard")])
 def implementation(request):
     """A module with ``prescan``, ``prescan_meta`` and ``prescan_unknown_label``."""
     return request.param
 
 
-def test_the_product_runs_the_fast_path():
+def test_the_product_runs_the_compiled_tier_where_it_was_built():
+    chosen = standard if compiled is None else compiled
+    assert package.COMPILED is (compiled is not None)
     assert (package.prescan, package.prescan_meta, package.prescan_unknown_label) == (
-        fast.prescan,
-        fast.prescan_meta,
-        fast.prescan_unknown_label,
+        chosen.prescan,
+        chosen.prescan_meta,
+        chosen.prescan_unknown_label,
     )
+
+
+def test_built_wherever_a_compiler_is():
+    """The extension is optional (an install without a compiler still works), so a build that fails
+    where a compiler exists would go unnoticed but for this test."""
+    compiler = (sysconfig.get_config_var("CC") or "").split()
+    if not compiler or shutil.which(compiler[0]) is None:
+        pytest.skip("no C compiler here: standard.py runs")
+    assert package.COMPILED
 
 
 def pad(n: int) -> bytes:

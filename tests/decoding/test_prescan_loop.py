@@ -1,42 +1,34 @@
-"""The prescan's fast path (prescan/fast.py, and the compiled loop _prescan_loop.c) against the standard's steps.
+"""The prescan's compiled tier (prescan/compiled.py and the loop _prescan_loop.c) against the standard's steps.
 
-``fast`` gives the product's answers; ``standard`` is the HTML Standard's
-algorithm as it reads, one byte at a time.  The property tests generate markup
-heads (comments, tags with attributes in every quoting, ``<meta`` in odd cases
-with known and unknown labels, constructs cut by the 1024-byte window, random
-bytes) and require the same ``prescan``, ``prescan_meta`` and
-``prescan_unknown_label`` from both, with the compiled loop and with the
-patterns that replace it where no C compiler built it.  Then the compiled loop
-against those patterns on its own terms (every ``<meta`` it stops at), and the
-decision cache, whose answers must be the standard's too.
+``compiled`` gives the product's answers where the extension was built; ``standard`` is the HTML
+Standard's algorithm as it reads, one byte at a time, and what runs elsewhere.  The property tests
+generate markup heads (comments, tags with attributes in every quoting, ``<meta`` in odd cases with
+known and unknown labels, constructs cut by the 1024-byte window, random bytes) and require the same
+``prescan``, ``prescan_meta`` and ``prescan_unknown_label`` from both.  Then the compiled
+functions on their own terms (where a tag ends, against the standard's "get an attribute"; where
+"<meta" is), and the decision cache, whose answers must be the standard's too.
 """
 
 from __future__ import annotations
 
-import contextlib
-import shutil
-import sysconfig
 import threading
-from collections.abc import Iterator
-from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from consumer.decoding import prescan as package
 from consumer.decoding.labels import get_encoding
-from consumer.decoding.prescan import PRESCAN_BYTES, fast, standard
-from consumer.decoding.prescan.fast import _DECISIONS, DecisionCache, _scan
+from consumer.decoding.prescan import PRESCAN_BYTES, standard
 
 try:
-    from consumer.decoding import _prescan_loop as compiled
+    from consumer.decoding import _prescan_loop as loop
+    from consumer.decoding.prescan import compiled
 except ImportError:
-    compiled = None
-# Each test that names it needs the module; the last test fails if a compiler was there to build it.
-needs_compiled = pytest.mark.skipif(compiled is None, reason="built without a C compiler: fast.py runs its patterns")
-LOOPS = [pytest.param("compiled", marks=needs_compiled), "patterns"]
-# The property tests run each example with both, to read the standard's answer once.
-INSTALLED_LOOPS = ["compiled", "patterns"] if compiled is not None else ["patterns"]
+    loop = compiled = None  # type: ignore[assignment]
+# Every test here needs them; test_prescan.py fails if a compiler was there to build them and they were not.
+needs_compiled = pytest.mark.skipif(compiled is None, reason="built without a C compiler: standard.py runs")
+pytestmark = needs_compiled
 
 # -- markup heads ------------------------------------------------------------------------------------
 
@@ -180,49 +172,35 @@ _FLAT = st.lists(st.sampled_from(_FRAGMENTS), max_size=40).map(b"".join)
 _BODIES = st.one_of(_HEAD, _PAGE_HEAD, _at_the_window_edge(), _FLAT, st.binary(max_size=1100))
 _MARKUP = st.one_of(_FLAT, st.lists(st.one_of(_TAG, _COMMENT, _BOGUS, _NOISE, _META), max_size=12).map(b"".join))
 
-_PATTERNS_DECISIONS = DecisionCache()  # answers the patterns stored, kept apart from the compiled loop's
+def _decided(body: bytes) -> tuple[str | None, int]:
+    """The compiled prescan's answer for *body* and the position after its deciding ">" (-1 without one)."""
+    for charset, _, end in compiled._metas(body, min(len(body), PRESCAN_BYTES)):
+        if charset is not None:
+            return charset, end
+    return None, -1
 
 
-@contextlib.contextmanager
-def _running(loop: str) -> Iterator[None]:
-    """fast.py as installed ("compiled"), or as where no C compiler built the loop ("patterns")."""
-    if loop == "compiled":
-        assert fast.COMPILED
-        yield
-        return
-    with mock.patch.multiple(
-        fast,
-        _next_meta=fast._next_meta_by_pattern,
-        _find_meta=fast._find_meta_by_pattern,
-        _DECISIONS=_PATTERNS_DECISIONS,
-    ):
-        yield
+# -- the compiled tier answers as the standard's steps ------------------------------------------------
 
 
-# -- the fast path answers as the standard's steps ----------------------------------------------------
-
-
-def _assert_fast_answers_as_the_standard(body: bytes) -> None:
-    """fast's answers for *body* are standard's, with each loop this install has."""
+def _assert_compiled_answers_as_the_standard(body: bytes) -> None:
     expected = (standard.prescan(body), standard.prescan_meta(body), standard.prescan_unknown_label(body))
-    for loop in INSTALLED_LOOPS:
-        with _running(loop):
-            answers = (fast.prescan(body), fast.prescan_meta(body), fast.prescan_unknown_label(body))
-            assert answers == expected, loop
-            if not fast.may_declare_a_charset(body):
-                assert expected[1:] == (None, None), loop
+    answers = (compiled.prescan(body), compiled.prescan_meta(body), compiled.prescan_unknown_label(body))
+    assert answers == expected
+    if not package.may_declare_a_charset(body):
+        assert expected[1:] == (None, None)
 
 
 @settings(max_examples=1500, deadline=None)
 @given(_BODIES)
-def test_fast_answers_as_the_standard(body):
-    _assert_fast_answers_as_the_standard(body)
+def test_compiled_answers_as_the_standard(body):
+    _assert_compiled_answers_as_the_standard(body)
 
 
 @settings(max_examples=400, deadline=None)
 @given(_at_the_window_edge())
-def test_fast_answers_as_the_standard_at_the_window_edge(body):
-    _assert_fast_answers_as_the_standard(body)
+def test_compiled_answers_as_the_standard_at_the_window_edge(body):
+    _assert_compiled_answers_as_the_standard(body)
 
 
 @pytest.mark.parametrize(
@@ -238,10 +216,8 @@ def test_fast_answers_as_the_standard_at_the_window_edge(body):
         b"x" * (PRESCAN_BYTES - 20) + b"<meta charset=bogus>",
     ],
 )
-@pytest.mark.parametrize("loop", LOOPS)
-def test_labels_where_fast_and_standard_could_part(loop, body):
-    with _running(loop):
-        assert fast.prescan_unknown_label(body) == standard.prescan_unknown_label(body)
+def test_labels_where_compiled_and_standard_could_part(body):
+    assert compiled.prescan_unknown_label(body) == standard.prescan_unknown_label(body)
 
 
 # -- the decision cache: bodies sharing the bytes that decided an answer --------------------------
@@ -265,12 +241,12 @@ def test_cached_answers_are_the_standards(head, suffixes, back, pad_to):
     every answer is the standard's for that body."""
     # Padding makes most heads long enough to be cached (32 bytes), and some reach the window's edge.
     first = b"x" * pad_to + head
-    assert fast.prescan(first) == standard.prescan(first)
-    found, end = _scan(first, min(len(first), PRESCAN_BYTES))
+    assert compiled.prescan(first) == standard.prescan(first)
+    found, end = _decided(first)
     shared = first[: end - back] if found is not None else first
     for suffix in suffixes:
         body = shared + suffix
-        assert fast.prescan(body) == standard.prescan(body)
+        assert compiled.prescan(body) == standard.prescan(body)
 
 
 @settings(max_examples=300, deadline=None)
@@ -278,21 +254,21 @@ def test_cached_answers_are_the_standards(head, suffixes, back, pad_to):
 def test_a_tiny_keyed_cache_gives_the_standards_answers(bodies):
     """A 2-byte key makes nearly every body share a key with the others: only the whole stored
     prefix may decide, never the key."""
-    cache = DecisionCache(key_bytes=2, max_keys=4, per_key=2)
+    cache = compiled.DecisionCache(key_bytes=2, max_keys=4, per_key=2)
     for fragments in bodies:
         body = b"".join(fragments)
         expected = standard.prescan_meta(body)
         cached = cache.get(body)
         assert cached is None or cached == expected
         if cached is None:
-            found, end = _scan(body, min(len(body), PRESCAN_BYTES))
+            found, end = _decided(body)
             if found is not None:
                 cache.put(body[:end], found)
 
 
 def test_a_stored_answer_is_given_to_a_body_with_the_same_head_and_not_to_another():
     head = b'<!DOCTYPE html><html lang="en"><head><meta charset="windows-1251">'
-    cache = DecisionCache()
+    cache = compiled.DecisionCache()
     cache.put(head, "windows-1251")
     assert cache.get(head + b"<title>a</title>") == "windows-1251"
     assert cache.get(head.replace(b"1251", b"1252")) is None  # differs before the ">"
@@ -301,7 +277,7 @@ def test_a_stored_answer_is_given_to_a_body_with_the_same_head_and_not_to_anothe
 
 
 def test_the_cache_stays_bounded():
-    cache = DecisionCache(key_bytes=32, max_keys=8, per_key=2)
+    cache = compiled.DecisionCache(key_bytes=32, max_keys=8, per_key=2)
     for i in range(100):
         for variant in range(3):
             cache.put(b"%032d<meta charset=%d>" % (i, variant), "UTF-8")
@@ -313,7 +289,7 @@ def test_the_cache_stays_bounded():
 
 
 def test_a_prefix_shorter_than_the_key_is_not_stored():
-    cache = DecisionCache(key_bytes=32)
+    cache = compiled.DecisionCache(key_bytes=32)
     cache.put(b"<meta charset=gbk>", "GBK")
     assert cache.get(b"<meta charset=gbk>" + b"x" * 40) is None
 
@@ -321,13 +297,13 @@ def test_a_prefix_shorter_than_the_key_is_not_stored():
 def test_prescan_answers_a_shared_head_again_after_the_first_page():
     head = b'<!doctype html><html lang="ru"><head><meta name="viewport" content="width=device-width"><meta charset="koi8-r">'
     first, second = head + b"<title>one</title>", head + b"<title>two</title></head><body>" + b"x" * 2000
-    assert fast.prescan(first) == fast.prescan(second) == "KOI8-R"
-    assert _DECISIONS.get(second) == "KOI8-R"
+    assert compiled.prescan(first) == compiled.prescan(second) == "KOI8-R"
+    assert compiled._DECISIONS.get(second) == "KOI8-R"
 
 
 def test_threads_sharing_the_cache_get_the_standards_answers():
     """decode may run in several threads: eviction races must neither raise nor give a wrong answer."""
-    cache = DecisionCache(key_bytes=32, max_keys=4, per_key=1)
+    cache = compiled.DecisionCache(key_bytes=32, max_keys=4, per_key=1)
     failures: list[object] = []
 
     def work(seed: int) -> None:
@@ -350,17 +326,7 @@ def test_threads_sharing_the_cache_get_the_standards_answers():
     assert failures == []
 
 
-# -- the compiled loop against the patterns it replaces ----------------------------------------------
-
-
-def _stops(next_meta, buf: bytes, position: int, length: int) -> list[int]:
-    """Every <meta the loop stops at, resuming after each as ``_scan`` may: a <meta early in the
-    bytes would otherwise hide how the rest is read."""
-    stops = []
-    while (position := next_meta(buf, position, length, False)) >= 0:
-        stops.append(position)
-        position += 5
-    return stops
+# -- the compiled functions on their own terms ------------------------------------------------------
 
 
 def _bounds(draw_from: st.DataObject, buf: bytes) -> tuple[int, int]:
@@ -369,37 +335,33 @@ def _bounds(draw_from: st.DataObject, buf: bytes) -> tuple[int, int]:
     return position, length
 
 
-@needs_compiled
-@settings(max_examples=3500, deadline=None)
+def _standard_tag_end(buf: bytes, position: int, length: int) -> int:
+    """The standard's tag branch, step 2, over ``buf[:length]`` from *position*: "get an attribute"
+    until there is none, then past the ">"; -1 when the bytes run out."""
+    stream = buf[: max(0, length)]
+    try:
+        attribute, position = standard.get_an_attribute(stream, position)
+        while attribute is not None:
+            attribute, position = standard.get_an_attribute(stream, position)
+    except standard._RanOutOfBytes:
+        return -1
+    return position + 1
+
+
+@settings(max_examples=3000, deadline=None)
 @given(st.one_of(_MARKUP, st.binary(max_size=200)), st.data())
-def test_next_meta_agrees_with_the_patterns(buf, data):
+def test_tag_end_is_where_the_standards_attributes_end(buf, data):
     position, length = _bounds(data, buf)
-    by_pattern = _stops(fast._next_meta_by_pattern, buf, position, length)
-    assert _stops(compiled.next_meta, buf, position, length) == by_pattern
+    assert loop.tag_end(buf, position, length) == _standard_tag_end(buf, position, length)
 
 
-@needs_compiled
 @settings(max_examples=1000, deadline=None)
 @given(_MARKUP, st.data())
-def test_find_meta_agrees_with_the_pattern(buf, data):
+def test_find_meta_agrees_with_the_readable_search(buf, data):
     start, end = _bounds(data, buf)
-    assert compiled.find_meta(buf, start, end) == fast._find_meta_by_pattern(buf, start, end)
+    assert loop.find_meta(buf, start, end) == standard.find_meta(buf, start, end)
 
 
-@needs_compiled
-@settings(max_examples=300, deadline=None)
-@given(_MARKUP, _MARKUP, st.integers(min_value=0, max_value=40))
-def test_the_scans_agree_across_the_window_edge(before, after, shift):
-    """The fast path's whole loop (``_scan``), compiled and by pattern, around byte 1024: the
-    same answer and the same end, which the decision cache stores."""
-    body = before + b"x" * max(0, PRESCAN_BYTES - 20 + shift - len(before)) + after
-    for length in (min(len(body), PRESCAN_BYTES), len(body)):
-        compiled_answer = _scan(body, length)
-        with _running("patterns"):
-            assert _scan(body, length) == compiled_answer
-
-
-@needs_compiled
 @pytest.mark.parametrize(
     ("buf", "position", "length", "expected"),
     [
@@ -409,6 +371,7 @@ def test_the_scans_agree_across_the_window_edge(before, after, shift):
         (b"<html><meta", 0, 99, -1),  # nothing after "meta": not yet a <meta
         (b"<!-- <meta charset=x> --><meta ", 0, 99, 25),
         (b"<head></head><meta charset=x>", 0, 99, 13),
+        (b"<body><meta charset=x>", 0, 99, 6),  # the prescan does not stop at the body
         (b"<a title='>'><meta ", 0, 99, 13),
         (b"", 0, 0, -1),
         (b"<!-- x -> <meta charset=x> --><meta ", 0, 99, 30),  # "->" does not end a comment
@@ -418,31 +381,22 @@ def test_the_scans_agree_across_the_window_edge(before, after, shift):
     ],
 )
 def test_next_meta_cases(buf, position, length, expected):
-    assert compiled.next_meta(buf, position, length, False) == expected  # False: see fast._next_meta_by_pattern
-    assert fast._next_meta_by_pattern(buf, position, length) == expected
+    assert loop.next_meta(buf, position, length) == expected
 
 
-@needs_compiled
 def test_any_bytes_like_object_is_read_and_text_is_refused():
     buf = b"<p><META charset=x>"
-    assert compiled.find_meta(bytearray(buf), 0, 99) == compiled.find_meta(memoryview(buf), 0, 99) == 3
-    assert compiled.next_meta(bytearray(buf), 0, 99, False) == 3
+    assert loop.find_meta(bytearray(buf), 0, 99) == loop.find_meta(memoryview(buf), 0, 99) == 3
+    assert loop.next_meta(bytearray(buf), 0, 99) == 3
+    assert loop.tag_end(memoryview(buf), 8, 99) == len(buf)
     with pytest.raises(TypeError):
-        compiled.find_meta(buf.decode(), 0, 99)
+        loop.find_meta(buf.decode(), 0, 99)
     with pytest.raises(TypeError):
-        compiled.next_meta(buf, 0, 99)
+        loop.next_meta(buf, 0, 99, False)  # no fourth argument
 
 
-@needs_compiled
-def test_the_compiled_loop_runs():
-    assert fast.COMPILED
-    assert fast._next_meta is compiled.next_meta
-
-
-def test_built_wherever_a_compiler_is():
-    """The extension is optional (an install without a compiler still works), so a build that fails
-    where a compiler exists would go unnoticed but for this test."""
-    compiler = (sysconfig.get_config_var("CC") or "").split()
-    if not compiler or shutil.which(compiler[0]) is None:
-        pytest.skip("no C compiler here: fast.py runs its patterns")
-    assert fast.COMPILED
+def test_the_compiled_tier_runs():
+    assert package.COMPILED
+    assert (package.prescan, package.prescan_meta, package.prescan_unknown_label, package.find_meta) == (
+        compiled.prescan, compiled.prescan_meta, compiled.prescan_unknown_label, loop.find_meta,
+    )  # fmt: skip

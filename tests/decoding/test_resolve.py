@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode, text_utf8
+from consumer.decoding import Decoded, Override, OverrideMode, OverrideTable, decode
 from consumer.overrides.loader import load_overrides
 from consumer.samples import samples
 
@@ -275,7 +275,8 @@ def test_mojibake_is_flagged_not_changed():
 @pytest.mark.parametrize("body", [b"abc", "café".encode("cp1252")], ids=["valid UTF-8", "windows-1252"])
 def test_decoded_is_immutable(body, lazy_text):
     decoded = decode(body, lazy_text=lazy_text)
-    for field in ("text", "encoding", "source", "replacements", "declared", "conflicts", "mojibake_suspected"):
+    fields = ("text", "built_text", "utf8", "encoding", "source", "replacements", "declared", "conflicts")
+    for field in fields:
         with pytest.raises(AttributeError):
             setattr(decoded, field, "x")
         with pytest.raises(AttributeError):
@@ -286,17 +287,16 @@ def test_decoded_is_immutable(body, lazy_text):
 
 
 @pytest.mark.parametrize("body", [page("Grüße aus 東京"), "\ufeff" + page("Grüße aus 東京")], ids=["undisputed", "BOM"])
-def test_a_lazy_valid_utf8_decode_builds_its_text_when_first_read(body):
+def test_a_lazy_valid_utf8_decode_gives_its_bytes_and_builds_no_text(body):
     body = body.encode("utf-8")
     decoded = decode(body, HTML, lazy_text=True)
-    assert decoded._utf8 is not None  # not decoded yet: the processor writes the body's bytes and never reads the text
-    assert decode(body, HTML)._utf8 is None
-    with pytest.raises(AttributeError):
-        decoded.texts  # noqa: B018 - only "text" is built on demand
-    body = body.removeprefix(b"\xef\xbb\xbf")
-    assert decoded.text == body.decode("utf-8") and decoded.text is decoded.text
-    eager = Decoded(body.decode("utf-8"), "UTF-8", decoded.source, 0, decoded.declared, (), None, False, None)
-    assert decoded == eager and repr(decoded) == repr(eager)
+    payload = body.removeprefix(b"\xef\xbb\xbf")
+    # The processor writes these bytes and never reads the text.
+    assert decoded.built_text is None and decoded.utf8 == payload
+    assert decode(body, HTML).utf8 is None and decode(body, HTML).built_text == payload.decode("utf-8")
+    assert decoded.text == payload.decode("utf-8")
+    eager = Decoded(payload.decode("utf-8"), "UTF-8", decoded.source, 0, decoded.declared, (), None, False, None)
+    assert decoded == eager
     assert decoded != eager.as_dict() and decoded != Decoded("other", "UTF-8", decoded.source)
 
 
@@ -329,24 +329,25 @@ def test_undeclared_iso_2022_jp_is_not_taken_for_utf8():
     assert "日本語のページです" in decoded.text
 
 
-# -- text_utf8: the body's bytes stand for the text's UTF-8 only when they are exactly it ----------
+# -- Decoded.utf8: the text's UTF-8 of a lazy decode, whenever it has no replacements ---------------
 
 
 @given(body=UTF8_PAGES, content_type=st.sampled_from(CONTENT_TYPES))
-def test_text_utf8_is_the_texts_utf8_or_none(body, content_type):
-    decoded = decode(body, content_type)
-    utf8 = text_utf8(decoded, body)
-    if decoded.encoding == "UTF-8" and not decoded.lossy:
-        assert utf8 == decoded.text.encode("utf-8")
+def test_utf8_is_the_texts_utf8_or_none(body, content_type):
+    decoded = decode(body, content_type, lazy_text=True)
+    if decoded.lossy or decoded.binary is not None:  # a text with U+FFFD added, or none at all
+        assert decoded.utf8 is None
     else:
-        assert utf8 is None
+        assert decoded.utf8 == decoded.text.encode("utf-8")
+        if decoded.encoding == "UTF-8" and decoded.source != "bom":
+            assert decoded.utf8 is body  # the body's own bytes, not a copy
 
 
-def test_text_utf8_leaves_out_the_bom_the_decode_stripped():
+def test_utf8_leaves_out_the_bom_the_decode_stripped():
     body = b"\xef\xbb\xbf" + page("café").encode("utf-8")
-    decoded = decode(body, "text/html; charset=iso-8859-1")
+    decoded = decode(body, "text/html; charset=iso-8859-1", lazy_text=True)
     assert decoded.source == "bom"
-    assert text_utf8(decoded, body) == decoded.text.encode("utf-8") == body[3:]
+    assert decoded.utf8 == decoded.text.encode("utf-8") == body[3:]
 
 
 # -- a late <meta> is the weakest declaration ---------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.decoding import DECLARATION_PLACES, SOURCES, decode, text_utf8
+from consumer.decoding import DECLARATION_PLACES, SOURCES, decode
 from consumer.decoding.labels import ENCODINGS
 
 LABELS = ["utf-8", "latin1", "shift_jis", "gb2312", "euc-kr", "big5", "iso-2022-kr", "utf-16", "x-user-defined", "koi8-r"]
@@ -49,9 +49,8 @@ def test_decode_never_raises_and_is_consistent(body, content_type, url):
     lazy = decode(body, content_type, url, lazy_text=True)
     assert lazy == decoded
     # The UTF-8 a writer is handed in place of the text is exactly the text's.
-    utf8 = text_utf8(lazy, body)
-    assert utf8 is None or utf8 == decoded.text.encode("utf-8")
-    assert utf8 is not None or decoded.lossy  # only a lossy decode leaves the writer to encode its text
+    assert lazy.utf8 is None or lazy.utf8 == decoded.text.encode("utf-8")
+    assert lazy.utf8 is not None or decoded.lossy  # only a lossy decode leaves the writer to encode its text
 
 
 HOSTILE = [

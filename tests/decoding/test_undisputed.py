@@ -1,4 +1,4 @@
-"""The one fast path, ``undisputed_utf8``: wherever it answers, its answer is the resolution's."""
+"""The one fast path, ``resolve.undisputed_utf8``: wherever it answers, its answer is the resolution's."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import Decoded
-from consumer.decoding.resolve import resolve
+from consumer.decoding.resolve import resolve, undisputed_utf8
 from consumer.decoding.response import content_type_facts, read_response
-from consumer.decoding.undisputed import undisputed_utf8
 
 from resolve_samples import ANY_BODIES, ANY_CONTENT_TYPES, CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
 

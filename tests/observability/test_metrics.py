@@ -225,9 +225,9 @@ class TestTiming:
 
 
 class TestKafka:
-    def test_set_consumer_lag(self, metrics):
-        metrics.set_consumer_lag("crawl.raw", 3, 1200)
-        metrics.set_consumer_lag("crawl.raw", 3, 800)
+    def test_a_later_lag_reading_replaces_the_value(self, metrics):
+        metrics.set_consumer_lags({("crawl.raw", 3): 1200})
+        metrics.set_consumer_lags({("crawl.raw", 3): 800})
         assert value(metrics, "crawl_decoder_consumer_lag", topic="crawl.raw", partition="3") == 800
 
     def test_a_lag_reading_replaces_every_lag_series(self, metrics):

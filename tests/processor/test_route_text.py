@@ -1,7 +1,8 @@
 """The clean record's text: a valid UTF-8 page's bytes are written as its text, never decoded to a str.
 
-The router hands the serializer the body (``Routed.text_utf8``) in place of the record's "text"; the
-message must be the one the whole record, text included, gives.  Pure: no Kafka here.
+The router hands the serializer the body (``Routed.text_utf8``, the decode's ``Decoded.utf8``) in place
+of the record's "text"; the message must be the one the whole record, text included, gives.  Pure: no
+Kafka here.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def test_a_valid_utf8_page_is_written_from_its_bytes(serializer, body, utf8):
     assert routed.destination == CLEAN and routed.text_utf8 == utf8
     assert "text" not in routed.record
     message = serializer(routed.record, utf8_text=routed.text_utf8)
-    assert routed.decoded._utf8 is not None  # nothing on the way built the text
+    assert routed.decoded.built_text is None  # nothing on the way built the text
     assert message == serializer({**routed.record, "text": utf8.decode("utf-8")})
     read = AvroDeserializer(SchemaStore(), "DecodedResponse")(message)
     assert read["text"] == routed.decoded.text == utf8.decode("utf-8")
@@ -60,7 +61,7 @@ def test_a_legacy_page_is_written_from_its_texts_utf8_encoded_once(serializer, c
     routed = Router(max_body_bytes=1 << 20).route(_raw(body, content_type), ORIGIN)
     assert routed.destination == CLEAN and "text" not in routed.record
     # The UTF-8 the mojibake check read is the one written: the text is not encoded again.
-    assert routed.text_utf8 is routed.decoded._utf8
+    assert routed.text_utf8 is routed.decoded.utf8
     assert routed.text_utf8 == body.decode(codec).encode("utf-8")
     message = serializer(routed.record, utf8_text=routed.text_utf8)
     assert message == serializer({**routed.record, "text": body.decode(codec)})

@@ -6,14 +6,12 @@ with error mode "fatal", returning None instead of raising.  Both take a
 WHATWG encoding name (``SUPPORTED``); an unknown name is a programming error
 (KeyError), while bad bytes never raise.
 
-Where the speed comes from: single-byte encodings run through
+Which code runs: single-byte encodings run through
 ``codecs.charmap_decode`` with tables built from the standard's indexes; UTF-8
 and UTF-16 through Python's codecs, which match the standard (checked by
 tests); the CJK encodings through table-driven C decoders over the standard's
-indexes (``multibyte``, when its extension was built: ``multibyte.COMPILED``),
-else through pure-Python transcriptions of the standard, sped up in both modes
-by a Python C codec wherever its output provably equals the standard's (see
-``pyfast``; ISO-2022-JP has no such codec and runs in pure Python).
+indexes where their extension was built, else through the readable
+transcriptions of the standard (``multibyte`` chooses).
 """
 
 from __future__ import annotations
@@ -21,33 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..labels import ENCODINGS
-from . import (
-    big5,
-    cpython,
-    euc_jp,
-    euc_kr,
-    gb18030,
-    iso_2022_jp,
-    multibyte,
-    pyfast,
-    replacement,
-    shift_jis,
-    single_byte,
-    utf8,
-    utf16,
-)
+from . import cpython, multibyte, replacement, single_byte, utf8, utf16
 
-__all__ = ["SUPPORTED", "decode_bytes", "decode_strict", "prepare"]
-
-
-def prepare() -> None:
-    """Build the tables that are otherwise built on first use (see ``pyfast.prepare``).
-
-    The compiled decoders need none (their tables are loaded at import); the fallback's
-    enumeration takes up to a second, which a long-running processor spends once at start.
-    """
-    if not multibyte.COMPILED:
-        pyfast.prepare()
+__all__ = ["SUPPORTED", "decode_bytes", "decode_strict"]
 
 
 Lossy = Callable[[bytes], "tuple[str, int]"]
@@ -75,16 +49,7 @@ def _decoders() -> dict[str, tuple[Lossy, Strict]]:
     table["UTF-8"] = (utf8.decode, utf8.decode_strict)
     table.update({name: _utf16(cpython.DECODERS[name]) for name in ("UTF-16LE", "UTF-16BE")})
     table["replacement"] = (replacement.decode, replacement.decode_strict)
-    for name, module in (
-        ("Shift_JIS", shift_jis),
-        ("EUC-JP", euc_jp),
-        ("EUC-KR", euc_kr),
-        ("Big5", big5),
-        ("gb18030", gb18030),
-        ("GBK", gb18030),  # GBK's decoder is gb18030's decoder.
-        ("ISO-2022-JP", iso_2022_jp),
-    ):
-        table[name] = multibyte.decoders(name) if multibyte.COMPILED else pyfast.decoders(module)
+    table.update({name: multibyte.decoders(name) for name in multibyte.DECODER_OF})
     return table
 
 

@@ -21,6 +21,10 @@ from ._stream import REPLACEMENT, index_code_point
 
 ASCII, ROMAN, KATAKANA, LEAD_BYTE, TRAIL_BYTE, ESCAPE_START, ESCAPE = range(7)
 
+#: The escape sequences that switch to Roman, katakana or JIS X 0208 (ESC ( J, ESC ( I, ESC $ @,
+#: ESC $ B): 7-bit bytes holding one are ISO-2022-JP text rather than ASCII (resolve.py, detection.py).
+SWITCHING_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
+
 # Bytes that stand for themselves in the ASCII state (and, but for 0x5C and
 # 0x7E, in the Roman state).
 _ASCII_RUN = re.compile(rb"[\x00-\x0d\x10-\x1a\x1c-\x7f]+")

@@ -1,18 +1,15 @@
-"""The legacy CJK decoders compiled: Shift_JIS, EUC-JP, EUC-KR, Big5, gb18030 (and GBK) and ISO-2022-JP.
+"""The legacy CJK encodings: Shift_JIS, EUC-JP, EUC-KR, Big5, gb18030 (and GBK) and ISO-2022-JP.
 
 Implements the Encoding Standard's decoders of sections 11 to 14
-(https://encoding.spec.whatwg.org/#legacy-multi-byte-chinese-(simplified)-encodings and on) in C
-(``_multibyte.c``), table-driven over the indexes of ``..data.whatwg``: this module turns each
-index into an array of code points once, at import, and hands them to the extension, so the
-generated file stays the only copy of the standard's data.
-
-Why compiled: the readable decoders beside this module are a transcription of the standard in
-Python, 1-4 MB/s; ``pyfast`` makes them fast only where Python's codecs provably agree, which
-Big5 and EUC-JP pages often defeat (one character Python maps differently sends the whole page to
-the reference) and ISO-2022-JP always does.  The compiled decoders run every input at C speed, in
-time linear in its length, without the GIL for large inputs.  The readable modules stay the
-reference (tests/decoding/codecs/test_codecs_compiled.py checks the two agree) and the fallback
-where the extension was not built (``COMPILED`` says which runs).
+(https://encoding.spec.whatwg.org/#legacy-multi-byte-chinese-(simplified)-encodings and on) twice:
+the readable modules beside this one (``shift_jis`` ... ``iso_2022_jp``), a transcription of the
+standard in Python and the reference, and ``_multibyte.c``, the same decoders compiled and
+table-driven over the indexes of ``..data.whatwg``: this module turns each index into an array of
+code points once, at import, and hands them to the extension, so the generated file stays the only
+copy of the standard's data.  The compiled decoders run where the extension was built (``COMPILED``
+says which runs), the readable ones elsewhere; both in time linear in the input
+(tests/decoding/codecs/test_codecs_linear.py counts the readable ones' work), and
+tests/decoding/codecs/test_codecs_compiled.py requires the two to agree on generated input.
 """
 
 from __future__ import annotations
@@ -30,19 +27,29 @@ from ..data.whatwg import (
     INDEX_JIS0208,
     INDEX_JIS0212,
 )
+from . import big5, euc_jp, euc_kr, gb18030, iso_2022_jp, shift_jis
 
-__all__ = ["COMPILED", "ENCODINGS", "decoders"]
+__all__ = ["COMPILED", "DECODER_OF", "READABLE", "decoders"]
 
-#: WHATWG encoding name -> the extension's function.
-ENCODINGS = {
+#: Each legacy multi-byte encoding -> the decoder that decodes it: the name of its readable module
+#: and of the extension's function.  GBK's decoder is gb18030's (the standard's GBK decoder section).
+DECODER_OF: dict[str, str] = {
     "Shift_JIS": "shift_jis",
     "EUC-JP": "euc_jp",
     "EUC-KR": "euc_kr",
     "Big5": "big5",
     "gb18030": "gb18030",
-    "GBK": "gb18030",  # GBK's decoder is gb18030's decoder.
+    "GBK": "gb18030",
     "ISO-2022-JP": "iso_2022_jp",
 }
+
+#: A decoder's name -> its readable module (the reference).
+READABLE: dict[str, ModuleType] = {
+    module.__name__.rsplit(".", 1)[-1]: module for module in (shift_jis, euc_jp, euc_kr, big5, gb18030, iso_2022_jp)
+}
+
+Lossy = Callable[[bytes], "tuple[str, int]"]
+Strict = Callable[[bytes], "str | None"]
 
 
 def _code_points(index: str) -> array[int]:
@@ -70,21 +77,44 @@ try:
     from . import _multibyte
 except ImportError:  # installed without a C compiler
     _multibyte = None  # type: ignore[assignment]
-    #: Whether the compiled decoders run (else the readable ones, sped up by ``pyfast``).
+    #: Whether the compiled decoders run (else the readable ones).
     COMPILED = False
 else:
     _configure(_multibyte)
     COMPILED = True
 
 
-def decoders(encoding: str) -> tuple[Callable[[bytes], tuple[str, int]], Callable[[bytes], str | None]]:
-    """(``decode_bytes``, ``decode_strict``) for *encoding*, a key of ``ENCODINGS``; needs ``COMPILED``."""
-    run: Callable[[bytes, bool], tuple[str, int] | None] = getattr(_multibyte, ENCODINGS[encoding])
+def decoders(encoding: str, compiled: bool = COMPILED) -> tuple[Lossy, Strict]:
+    """(``decode_bytes``, ``decode_strict``) for *encoding*, a key of ``DECODER_OF``: the compiled
+    decoder when *compiled* (which needs ``COMPILED``), else the readable one."""
+    name = DECODER_OF[encoding]
+    if compiled:
+        return _compiled(getattr(_multibyte, name))
+    return _readable(READABLE[name])
 
+
+def _compiled(run: Callable[[bytes, bool], tuple[str, int] | None]) -> tuple[Lossy, Strict]:
     def lossy(data: bytes) -> tuple[str, int]:
         return run(data, False)  # type: ignore[return-value]  # not fatal: never None
 
     def strict(data: bytes) -> str | None:
+        result = run(data, True)
+        return None if result is None else result[0]
+
+    return lossy, strict
+
+
+def _readable(module: ModuleType) -> tuple[Lossy, Strict]:
+    run: Callable[..., tuple[str, int] | None] = module.decode
+    # Bytes that decode to themselves (ASCII, without ISO-2022-JP's escapes) are not walked.
+    plain: Callable[[bytes], bool] = module.is_plain
+
+    def lossy(data: bytes) -> tuple[str, int]:
+        return (data.decode("ascii"), 0) if plain(data) else run(data)  # type: ignore[return-value]  # not fatal
+
+    def strict(data: bytes) -> str | None:
+        if plain(data):
+            return data.decode("ascii")
         result = run(data, True)
         return None if result is None else result[0]
 

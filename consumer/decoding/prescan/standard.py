@@ -1,4 +1,4 @@
-"""The meta prescan as the HTML Standard writes it: the reference that fast.py is tested equal to.
+"""The meta prescan as the HTML Standard writes it: the reference that compiled.py is tested equal to.
 
 Implements, one byte at a time, the HTML Standard's "prescan a byte stream to
 determine its encoding"
@@ -14,11 +14,11 @@ The end condition is the one the standard encourages: the first 1024 bytes.
 Reaching it is running out of bytes, and running out of bytes anywhere aborts
 the prescan; its answer is then "get an XML encoding" of the same bytes.
 
-This module is what the answers mean, not how the product computes them: it
-reads a typical 700-byte head in ~150 us, where fast.py, which the product
-runs and which tests/decoding/test_prescan_loop.py requires to give the same
-answers, takes ~5 us (~0.4 us for a head its cache has seen).  Use it to check
-an answer, or where speed does not matter.
+This module is what the answers mean, and what runs where the compiled loop
+(``../_prescan_loop.c``) was not built; where it was, compiled.py runs the loop
+compiled and this module's ``<meta`` branch on each ``<meta>`` tag the loop
+stops at (``meta_tag``), and tests/decoding/test_prescan_loop.py requires its
+answers to be this module's.
 """
 
 from __future__ import annotations
@@ -92,6 +92,27 @@ def prescan_unknown_label(body: bytes) -> str | None:
     """
     label = _loop(body[:PRESCAN_BYTES]).passed_over_label
     return None if label is None else label.decode("latin-1")
+
+
+def meta_tag(tag: bytes) -> tuple[str | None, bytes | None]:
+    """The ``<meta`` branch (its steps 1 to 16) over *tag*, one whole ``<meta>`` from its "<" to its ">".
+
+    Returns (the charset step 16 returns, or None when the steps jump to next byte; the label of
+    a ``<meta>`` passed over for naming no encoding, or None).  The branch reads no byte past the
+    tag's ">" ("get an attribute" stops at it), so its answer depends on these bytes alone: a
+    caller that found the tag another way (the compiled loop) may run the branch on it, and
+    remember the answer.
+    """
+    charset, label, _ = _meta(tag, 0)
+    return charset, label
+
+
+def find_meta(buf: bytes, start: int, end: int) -> int:
+    """Where the first "<meta" (ASCII case-insensitively) of ``buf[start:end]`` starts, or -1.
+
+    No step of the standard: a search in front of it (a body without "<meta" declares nothing).
+    """
+    return buf[:end].lower().find(b"<meta", start)
 
 
 def _byte(stream: bytes, position: int) -> int:

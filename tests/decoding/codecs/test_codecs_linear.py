@@ -1,21 +1,20 @@
-"""The Python decoding path (the fallback where the compiled decoders were not built) does work
-linear in the input on any bytes: the count of bytes handed to Python's codecs and of reference
-steps is at most a small multiple of the input's length on worst-case inputs (random bytes, an
-error at every position, alternating lead and trail bytes, ISO-2022-JP escape storms).
+"""The readable CJK decoders (what runs where the compiled ones were not built) do work linear in
+the input on any bytes: the count of their steps (one a character or error, one a run of ASCII) is
+at most the input's length on worst-case inputs (random bytes, an error at every position,
+alternating lead and trail bytes, ISO-2022-JP escape storms).
 
-Counted, not timed: before this, the hybrid path restarted Python's codec on the rest of the input
-after each error (~185 s for 4 MiB of random bytes as EUC-KR), which these counts would show as
-n * n / 2 bytes handed to Python."""
+Counted, not timed: a decoder that re-read its input after each error would show here as n * n / 2
+steps."""
 
 from __future__ import annotations
 
-import codecs
 import random
+import re
 from dataclasses import dataclass
 
 import pytest
 
-from consumer.decoding.codecs import big5, euc_jp, euc_kr, gb18030, iso_2022_jp, pyfast, shift_jis
+from consumer.decoding.codecs import _stream, big5, euc_jp, euc_kr, gb18030, iso_2022_jp, multibyte, shift_jis
 
 SIZE = 16 * 1024
 
@@ -45,51 +44,54 @@ def worst_inputs(module) -> dict[str, bytes]:
 
 @dataclass
 class Work:
-    python_bytes: int = 0
     steps: int = 0
+    ascii_runs: int = 0
 
 
-def counting_hybrid(module, monkeypatch) -> tuple:
-    """pyfast's hybrid for *module*, counting the bytes handed to Python's codec and the reference's
-    steps (both the hybrid's and, when it hands the input over, the reference decoder's)."""
-    pyfast.prepare()  # the one-time enumeration of suspects decodes with the reference: not counted
+class _CountingPattern:
+    """A compiled pattern whose ``match`` calls are counted."""
+
+    def __init__(self, pattern: re.Pattern[bytes], work: Work) -> None:
+        self.pattern, self.work = pattern, work
+
+    def match(self, *args):
+        self.work.ascii_runs += 1
+        return self.pattern.match(*args)
+
+
+def counting_reference(module, monkeypatch) -> Work:
+    """Count *module*'s steps and the ASCII runs its loop copies (both looked up at each decode)."""
     work = Work()
-    python = codecs.getdecoder(pyfast.PYTHON_CODECS[module][0])
     original_step = module.step
-
-    def decode_python(data, errors):
-        work.python_bytes += len(data)
-        return python(data, errors)
 
     def step(*args):
         work.steps += 1
         return original_step(*args)
 
-    monkeypatch.setattr(module, "step", step)  # the reference's decode() looks it up at each call
-    return pyfast._hybrid(module, decode_python=decode_python, step=step), work
+    monkeypatch.setattr(module, "step", step)
+    monkeypatch.setattr(_stream, "ASCII_RUN", _CountingPattern(_stream.ASCII_RUN, work))
+    return work
 
 
 @pytest.mark.parametrize("module", list(LEADS), ids=lambda m: m.__name__.rsplit(".", 1)[-1])
 @pytest.mark.parametrize("fatal", [False, True], ids=["replacement", "fatal"])
-def test_hybrid_work_is_linear_on_worst_case_bytes(module, fatal: bool, monkeypatch) -> None:
-    run, work = counting_hybrid(module, monkeypatch)
-    for name, data in worst_inputs(module).items():
-        want = module.decode(data, fatal)
-        work.python_bytes = work.steps = 0
-        result = run(data, fatal)
-        assert result == want, name
-        # One pass of Python's codec; a step per unit at most for the hybrid and as many again
-        # if it hands the input to the reference.
-        assert work.python_bytes <= len(data), (name, work)
-        assert work.steps <= 2 * len(data), (name, work)
+def test_reference_work_is_linear_on_worst_case_bytes(module, fatal: bool, monkeypatch) -> None:
+    inputs = worst_inputs(module)
+    want = {name: module.decode(data, fatal) for name, data in inputs.items()}
+    work = counting_reference(module, monkeypatch)
+    for name, data in inputs.items():
+        work.steps = work.ascii_runs = 0
+        assert module.decode(data, fatal) == want[name], name
+        # Each step and each ASCII run consumes at least one byte.
+        assert work.steps + work.ascii_runs <= len(data), (name, work)
 
 
-def test_the_hybrid_steps_where_python_stops_without_restarting_it(monkeypatch) -> None:
-    """Errors are stepped inside one call of Python's codec: the count that was quadratic."""
-    run, work = counting_hybrid(euc_kr, monkeypatch)
+def test_an_error_costs_one_step(monkeypatch) -> None:
+    """Errors are stepped over where they are, the input never read again from the start."""
+    work = counting_reference(euc_kr, monkeypatch)
     data = "가격".encode("cp949") * 100 + b"\xff" * 1000 + "가격".encode("cp949") * 100
-    assert run(data, False) == ("가격" * 100 + "\ufffd" * 1000 + "가격" * 100, 1000)
-    assert work == Work(python_bytes=len(data), steps=1000)
+    assert euc_kr.decode(data, False) == ("가격" * 100 + "\ufffd" * 1000 + "가격" * 100, 1000)
+    assert work == Work(steps=1400, ascii_runs=0)
 
 
 _RNG = random.Random(18)
@@ -119,7 +121,7 @@ def test_iso_2022_jp_reference_work_is_linear(name: str, monkeypatch) -> None:
             return _handler(self, *args)
 
         monkeypatch.setattr(iso_2022_jp._Decoder, state, counted)
-    lossy, strict = pyfast.decoders(iso_2022_jp)
+    lossy, strict = multibyte.decoders("ISO-2022-JP", compiled=False)
     data = ESCAPE_STORMS[name]
     text, errors = lossy(data)
     assert errors > 0 and len(text) <= len(data) + 1
