@@ -8,13 +8,18 @@ Job that runs once per ``replay.runId``.
 
 from __future__ import annotations
 
+import base64
+import json
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import kubernetes_validate
 import pytest
 import yaml
+from fake_kube_api import fake_kube_api
 
 from consumer.serialization.registry import client_config
 from consumer.settings import Settings
@@ -545,3 +550,32 @@ def test_every_workload_and_option_validates(all_on_manifests):
         if manifest["kind"] in ("Deployment", "Job"):
             for kube_version in VALIDATE_KUBE_VERSIONS:
                 kubernetes_validate.validate(manifest, kube_version, strict=True)
+
+
+def test_a_changed_secret_changes_the_checksum_when_helm_can_read_it(helm, tmp_path):
+    # `helm template --dry-run=server` looks the Secrets up as `helm upgrade` does, here from a fake API
+    # server (fake_kube_api.py): the checksum follows their data, and stays when the data does.
+    values = {"kafka.bootstrapServers": "kafka:9093", "kafka.securityProtocol": "SSL",
+              "kafka.tls.existingSecret": "kafka-tls", "extraEnvFrom": [{"secretRef": {"name": "extra"}}]}
+    with fake_kube_api(tmp_path) as (api, kubeconfig):
+
+        def checksum() -> str:
+            args = [str(helm), "template", RELEASE, str(CHART_DIR), "--namespace", "crawl", "--dry-run=server",
+                    "--disable-openapi-validation"]
+            for key, value in values.items():
+                args += ["--set-json", f"{key}={json.dumps(value)}"]
+            result = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                                    env={**os.environ, "KUBECONFIG": str(kubeconfig)})
+            assert result.returncode == 0, result.stderr
+            return _secrets_checksum([m for m in yaml.safe_load_all(result.stdout) if m])
+
+        api.secrets[("crawl", "kafka-tls")] = {"ca.crt": base64.b64encode(b"CA one").decode()}
+        first = checksum()
+        assert "/api/v1/namespaces/crawl/secrets/kafka-tls" in api.requests
+        assert "/api/v1/namespaces/crawl/secrets/extra" in api.requests
+        assert checksum() == first
+        api.secrets[("crawl", "kafka-tls")] = {"ca.crt": base64.b64encode(b"CA two").decode()}
+        second = checksum()
+        assert second != first
+        api.secrets[("crawl", "extra")] = {"TOKEN": base64.b64encode(b"t").decode()}
+        assert checksum() not in (first, second)
