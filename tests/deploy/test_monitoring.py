@@ -146,6 +146,7 @@ def test_the_dashboard_has_the_panels_operators_look_for(dashboard):
     assert {
         "Throughput (records/s)", "Throughput (bytes/s)", "Consumer lag by partition", "End-to-end latency",
         "Quarantine by reason", "Encoding mix", "Override hits", "Skipped, not text, by media family",
+        "Oldest unprocessed record (age)", "Records held by open upstream transactions",
     } <= titles
     assert len({panel["id"] for panel in dashboard["panels"]}) == len(dashboard["panels"])
 
