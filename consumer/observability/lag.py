@@ -41,7 +41,8 @@ its timestamp (0 when there is none): the first committed record at or after
 the group's offset (read_committed, which skips aborted records and transaction
 markers: a partition whose only records left are markers has nothing to
 process), and the first record of the oldest open transaction, at the last
-stable offset (read_uncommitted), whichever is older.  The timestamp is the
+stable offset (read_uncommitted), whichever is older (known timestamps are kept while the group's offset stays, so
+a stalled partition is not fetched again).  The timestamp is the
 landing topic's: the producer's CreateTime by default (a crawler's clock), the
 broker's append time under ``message.timestamp.type=LogAppendTime``.  The
 committed offset itself is exported too
@@ -161,6 +162,10 @@ class LagMonitor:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_failure: str | None = None
+        # (isolation level, partition, start offset) -> the timestamp of the first record found from there: a
+        # record at an offset never changes, so a partition whose group offset stays (a stall, the case the age
+        # is for) is not fetched again. Kept for the offsets of the last reading only.
+        self._first_found: dict[tuple[str, int, int], int] = {}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -236,13 +241,28 @@ class LagMonitor:
         open_from = {
             p: (r.last_stable, r.high_watermark) for p, r in reading.items() if r.last_stable < r.high_watermark
         }
-        stamps = self._first_timestamps(ends_reader, committed_from)
-        for partition, stamp in self._first_timestamps(offsets_reader, open_from).items():
+        found: dict[tuple[str, int, int], int] = {}
+        stamps = self._first_timestamps_known(READ_COMMITTED, ends_reader, committed_from, found)
+        opened = self._first_timestamps_known(READ_UNCOMMITTED, offsets_reader, open_from, found)
+        for partition, stamp in opened.items():
             stamps[partition] = min(stamp, stamps.get(partition, stamp))
+        self._first_found = found
         now_ms = self._clock() * 1000
         for partition, stamp in stamps.items():
             # A producer's clock ahead of ours makes a record "from the future": no negative age.
             reading[partition].age_s = max(now_ms - stamp, 0) / 1000
+
+    def _first_timestamps_known(
+        self, isolation_level: str, consumer: Any, ranges: dict[int, tuple[int, int]], found: dict
+    ) -> dict[int, int]:
+        """``_first_timestamps``, fetching only the partitions whose start offset's record is not known yet;
+        adds what it knows to *found*."""
+        known = {p: self._first_found[(isolation_level, p, start)]
+                 for p, (start, _) in ranges.items() if (isolation_level, p, start) in self._first_found}
+        fetched = self._first_timestamps(consumer, {p: r for p, r in ranges.items() if p not in known})
+        stamps = {**known, **fetched}
+        found.update({(isolation_level, p, ranges[p][0]): stamp for p, stamp in stamps.items()})
+        return stamps
 
     def _first_timestamps(self, consumer: Any, ranges: dict[int, tuple[int, int]]) -> dict[int, int]:
         """partition -> the timestamp (ms) of the first record *consumer* returns in [start, end) of it.

@@ -87,6 +87,44 @@ def test_the_age_is_the_oldest_unprocessed_records_and_grows_while_nothing_is_pr
     assert per_partition(samples(metrics), AGE, topic) == {0: 0, 1: 0}
 
 
+class CountingConsumer:
+    """A real consumer that counts its assign() calls (each is a fetch of first records)."""
+
+    def __init__(self, consumer, counts: list[int]) -> None:
+        self._consumer, self._counts = consumer, counts
+
+    def assign(self, partitions) -> None:
+        self._counts.append(len(partitions))
+        self._consumer.assign(partitions)
+
+    def __getattr__(self, name):
+        return getattr(self._consumer, name)
+
+
+def test_a_stalled_partition_is_not_fetched_again(kafka_connection, topic_factory, group_id, metrics):
+    # The record at an offset never changes: while the group's offset stays, its timestamp is known.
+    topic = topic_factory(partitions=2)
+    produce(kafka_connection, topic, [NOW_MS - HOUR_MS] * 3, partition=0)
+    produce(kafka_connection, topic, [NOW_MS - HOUR_MS // 2] * 3, partition=1)
+    assigned: list[int] = []
+    clock = Clock(NOW_MS)
+    lag = LagMonitor(
+        lambda isolation_level: CountingConsumer(
+            make_consumer(kafka_connection, group_id, isolation_level=isolation_level), assigned),
+        group_id, topic, metrics, clock=clock,
+    )  # fmt: skip
+    lag.refresh()
+    assert assigned == [2]
+    clock.ms += 60_000
+    lag.refresh()
+    assert assigned == [2], "nothing fetched: both offsets stayed"
+    assert per_partition(samples(metrics), AGE, topic) == {0: 3600 + 60, 1: 1800 + 60}
+    commit(kafka_connection, group_id, topic, {1: 1})  # partition 1 moves on: its next record is fetched
+    lag.refresh()
+    assert assigned == [2, 1]
+    assert per_partition(samples(metrics), AGE, topic) == {0: 3600 + 60, 1: 1800 + 60}
+
+
 def test_a_record_from_a_clock_ahead_is_no_negative_age(kafka_connection, topic_factory, group_id, metrics):
     topic = topic_factory(partitions=1)
     produce(kafka_connection, topic, [NOW_MS + 60_000])
