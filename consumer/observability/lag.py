@@ -23,7 +23,31 @@ group's id but never subscribe (so they never join the group):
   the client's isolation level) from a read_committed consumer;
 
 and sets ``crawl_decoder_consumer_lag{topic, partition}`` to
-``last_stable - max(committed, log_start)``.  A partition the group never
+``last_stable - max(committed, log_start)``.
+
+Records of an upstream transaction still open lie past the last stable
+offset: a read_committed consumer cannot read them yet, so they are not lag,
+and a crawler's transaction left open would read 0.  The same reading also
+asks the read_uncommitted consumer for the high watermark (the end including
+them) and sets ``crawl_decoder_consumer_lag_uncommitted`` to
+``high_watermark - max(committed, log_start)``; the difference is what open
+transactions hold back.
+
+Records say how far behind the group is; the time-based lag says how long the
+oldest one has waited, the number an SLO is written against.  For each
+partition with records past the group's offset, the reading fetches the first
+of them and sets ``crawl_decoder_oldest_unprocessed_age_seconds`` to now minus
+its timestamp (0 when there is none): the first committed record at or after
+the group's offset (read_committed, which skips aborted records and transaction
+markers: a partition whose only records left are markers has nothing to
+process), and the first record of the oldest open transaction, at the last
+stable offset (read_uncommitted), whichever is older (known timestamps are kept while the group's offset stays, so
+a stalled partition is not fetched again).  The timestamp is the
+landing topic's: the producer's CreateTime by default (a crawler's clock), the
+broker's append time under ``message.timestamp.type=LogAppendTime``.  The
+committed offset itself is exported too
+(``crawl_decoder_consumer_committed_offset``): whether it moves is whether the
+group makes progress, which the stall alert asks.  A partition the group never
 committed is read from its log start (``auto.offset.reset=earliest``), and an
 offset below the log start points at records retention already deleted, which
 the consumer would skip.  The same in both processing modes, for every
@@ -47,9 +71,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from confluent_kafka import KafkaError, KafkaException, TopicPartition
+from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError, KafkaException, TopicPartition
 
 from .exceptions import ObservabilityConfigError
 from .logging import get_logger
@@ -64,6 +89,9 @@ RETRY_BACKOFF_S = 0.2
 
 _T = TypeVar("_T")
 
+#: Records fetched at a time for the age reading: one per partition is used, the rest are dropped.
+AGE_FETCH_BATCH = 64
+
 #: The committed offsets are read without waiting for open transactions; the ends are the last stable offsets.
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
 
@@ -72,6 +100,30 @@ _log = get_logger(component="lag")
 
 class LagUnavailable(Exception):
     """One reading could not be completed; the message says which request failed and why."""
+
+
+@dataclass
+class PartitionReading:
+    """One partition of one reading."""
+
+    #: The offset the group reads next: its committed offset, or the log start (never committed, or deleted).
+    start: int
+    last_stable: int
+    high_watermark: int
+    lag: int
+    #: Records past *start* counting those of open transactions (up to the high watermark).
+    lag_uncommitted: int
+    #: Seconds the oldest record past *start* has waited, 0 when there is none (set by the age reading).
+    age_s: float = 0.0
+
+    @classmethod
+    def of(cls, committed: int | None, log_start: int, last_stable: int, high_watermark: int) -> PartitionReading:
+        start = log_start if committed is None else max(committed, log_start)
+        return cls(
+            start, last_stable, high_watermark,
+            lag=lag_of(committed, log_start, last_stable),
+            lag_uncommitted=lag_of(committed, log_start, high_watermark),
+        )  # fmt: skip
 
 
 class LagMonitor:
@@ -94,6 +146,7 @@ class LagMonitor:
         *,
         interval_s: float = DEFAULT_INTERVAL_S,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if interval_s <= 0 or timeout_s <= 0:
             raise ObservabilityConfigError(f"lag interval ({interval_s}) and timeout ({timeout_s}) must be positive")
@@ -105,9 +158,14 @@ class LagMonitor:
         #: Seconds between readings; may be changed before ``start()``.
         self.interval_s = interval_s
         self._timeout_s = timeout_s
+        self._clock = clock
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_failure: str | None = None
+        # (isolation level, partition, start offset) -> the timestamp of the first record found from there: a
+        # record at an offset never changes, so a partition whose group offset stays (a stall, the case the age
+        # is for) is not fetched again. Kept for the offsets of the last reading only.
+        self._first_found: dict[tuple[str, int, int], int] = {}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -129,7 +187,7 @@ class LagMonitor:
         if thread is None or not thread.is_alive():
             for consumer in consumers.values():
                 consumer.close()  # it never joined the group: nothing to leave
-        self._metrics.set_consumer_lags({})
+        self._metrics.set_lag_reading(self.topic, {})
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -141,7 +199,7 @@ class LagMonitor:
     def refresh(self) -> dict[int, int] | None:
         """Read the lag and set the gauges; the lag per partition, or None when the reading failed."""
         try:
-            lags = self.read()
+            reading = self.read_all()
         except LagUnavailable as exc:
             self._metrics.lag_refresh_failed()
             if str(exc) != self._last_failure:
@@ -151,20 +209,91 @@ class LagMonitor:
         if self._last_failure is not None:
             self._last_failure = None
             _log.info("consumer lag available again", group=self.group_id, topic=self.topic)
-        self._metrics.set_consumer_lags({(self.topic, partition): lag for partition, lag in lags.items()})
-        return lags
+        self._metrics.set_lag_reading(self.topic, reading)
+        return {partition: p.lag for partition, p in reading.items()}
 
     def read(self) -> dict[int, int]:
         """The group's lag per partition of the topic; raises ``LagUnavailable``."""
+        return {partition: p.lag for partition, p in self.read_all(ages=False).items()}
+
+    def read_all(self, *, ages: bool = True) -> dict[int, PartitionReading]:
+        """Offsets, lags and (when *ages*) the oldest unprocessed record's age per partition; raises
+        ``LagUnavailable``."""
         ends_reader, offsets_reader = self._client(READ_COMMITTED), self._client(READ_UNCOMMITTED)
         try:
             partitions = self._partitions(ends_reader)
             committed = self._committed(offsets_reader, partitions)
-            ends = {p: self._watermarks(ends_reader, p) for p in partitions}
+            stable = {p: self._watermarks(ends_reader, p) for p in partitions}
+            high = {p: self._watermarks(offsets_reader, p)[1] for p in partitions}
+            reading = {
+                p: PartitionReading.of(committed.get(p), stable[p][0], stable[p][1], high[p]) for p in partitions
+            }
+            if ages:
+                self._read_ages(ends_reader, offsets_reader, reading)
         finally:
             for consumer in (ends_reader, offsets_reader):
                 consumer.poll(0)  # serves the client's log lines (they wait for a poll, see client_logs)
-        return {p: lag_of(committed.get(p), ends[p][0], ends[p][1]) for p in partitions}
+        return reading
+
+    def _read_ages(self, ends_reader: Any, offsets_reader: Any, reading: dict[int, PartitionReading]) -> None:
+        """Set each reading's age from the timestamps of the first records past the group's offset."""
+        committed_from = {p: (r.start, r.last_stable) for p, r in reading.items() if r.start < r.last_stable}
+        open_from = {
+            p: (r.last_stable, r.high_watermark) for p, r in reading.items() if r.last_stable < r.high_watermark
+        }
+        found: dict[tuple[str, int, int], int] = {}
+        stamps = self._first_timestamps_known(READ_COMMITTED, ends_reader, committed_from, found)
+        opened = self._first_timestamps_known(READ_UNCOMMITTED, offsets_reader, open_from, found)
+        for partition, stamp in opened.items():
+            stamps[partition] = min(stamp, stamps.get(partition, stamp))
+        self._first_found = found
+        now_ms = self._clock() * 1000
+        for partition, stamp in stamps.items():
+            # A producer's clock ahead of ours makes a record "from the future": no negative age.
+            reading[partition].age_s = max(now_ms - stamp, 0) / 1000
+
+    def _first_timestamps_known(
+        self, isolation_level: str, consumer: Any, ranges: dict[int, tuple[int, int]], found: dict
+    ) -> dict[int, int]:
+        """``_first_timestamps``, fetching only the partitions whose start offset's record is not known yet;
+        adds what it knows to *found*."""
+        known = {p: self._first_found[(isolation_level, p, start)]
+                 for p, (start, _) in ranges.items() if (isolation_level, p, start) in self._first_found}
+        fetched = self._first_timestamps(consumer, {p: r for p, r in ranges.items() if p not in known})
+        stamps = {**known, **fetched}
+        found.update({(isolation_level, p, ranges[p][0]): stamp for p, stamp in stamps.items()})
+        return stamps
+
+    def _first_timestamps(self, consumer: Any, ranges: dict[int, tuple[int, int]]) -> dict[int, int]:
+        """partition -> the timestamp (ms) of the first record *consumer* returns in [start, end) of it.
+
+        A partition whose position reaches *end* without a record has none (only aborted records or
+        transaction markers, which a read_committed consumer skips); it is left out.
+        """
+        if not ranges:
+            return {}
+        consumer.assign([TopicPartition(self.topic, p, start) for p, (start, _) in ranges.items()])
+        found: dict[int, int] = {}
+        pending = set(ranges)
+        deadline = time.monotonic() + self._timeout_s
+        try:
+            while pending:
+                if time.monotonic() >= deadline or self._stop.is_set():
+                    raise LagUnavailable(
+                        f"no record of {self.topic} partitions {sorted(pending)} within {self._timeout_s:g} s"
+                    )
+                for message in consumer.consume(AGE_FETCH_BATCH, timeout=0.2):
+                    partition = message.partition()
+                    if message.error() is None and partition in pending:
+                        kind, stamp = message.timestamp()
+                        if kind != TIMESTAMP_NOT_AVAILABLE:
+                            found[partition] = stamp
+                        pending.discard(partition)
+                positions = consumer.position([TopicPartition(self.topic, p) for p in pending])
+                pending -= {tp.partition for tp in positions if tp.offset >= ranges[tp.partition][1]}
+        finally:
+            consumer.unassign()  # stops fetching and drops what was prefetched
+        return found
 
     def _client(self, isolation_level: str) -> Any:
         consumer = self._consumers.get(isolation_level)
@@ -193,7 +322,8 @@ class LagMonitor:
         return {tp.partition: tp.offset for tp in found if tp.error is None and tp.offset >= 0}
 
     def _watermarks(self, consumer: Any, partition: int) -> tuple[int, int]:
-        """(log start, last stable offset) of one partition."""
+        """(log start, end) of one partition: the end is the last stable offset for a read_committed
+        *consumer*, the high watermark for a read_uncommitted one."""
         tp = TopicPartition(self.topic, partition)
         try:
             found = self._retrying(lambda: consumer.get_watermark_offsets(tp, timeout=self._timeout_s, cached=False))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
@@ -54,6 +55,15 @@ BATCH_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 BATCH_RECORDS_BUCKETS = (1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000)
 END_TO_END_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
 REPLACEMENTS_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000, 10000, 100000)
+
+
+class PartitionReadingLike(Protocol):
+    """What ``set_lag_reading`` reads of one partition (``observability.lag.PartitionReading``)."""
+
+    start: int
+    lag: int
+    lag_uncommitted: int
+    age_s: float
 
 
 class _BoundedValues:
@@ -189,6 +199,24 @@ class Metrics:
             "instance reports the whole group's lag; aggregate with max by (topic, partition).",
             ("topic", "partition"),
         )
+        self._lag_uncommitted = self._gauge(
+            "consumer_lag_uncommitted",
+            "Records of the landing topic past the group's committed offset up to the high watermark: the lag "
+            "plus what upstream transactions still open hold (not readable yet). Aggregate like consumer_lag.",
+            ("topic", "partition"),
+        )
+        self._committed_offset = self._gauge(
+            "consumer_committed_offset",
+            "The offset the group reads next in each partition of the landing topic (its committed offset, or "
+            "the log start): whether it moves is whether the group makes progress.",
+            ("topic", "partition"),
+        )
+        self._oldest_age = self._gauge(
+            "oldest_unprocessed_age_seconds",
+            "Seconds since the timestamp of the oldest landing record the group has not processed (committed, "
+            "or in a transaction still open), 0 when none waits: the time-based lag. Aggregate with max.",
+            ("topic", "partition"),
+        )
         self._lag_failures = self._counter(
             "consumer_lag_refresh_failures",
             "Lag readings that failed (the broker did not answer); the lag series are dropped until one succeeds.",
@@ -276,21 +304,37 @@ class Metrics:
     # Kafka -------------------------------------------------------------------
 
     def set_consumer_lags(self, lags: Mapping[tuple[str, int], int]) -> None:
-        """Replace every lag series with *lags*, keyed by (topic, partition).
+        """Replace every lag series with *lags*, keyed by (topic, partition), and drop the other series of a
+        lag reading (``set_lag_reading`` sets them all).
 
         Partitions set earlier and missing from *lags* are removed, so no series
         keeps a value nobody measures any more.
         """
-        current = {(topic, str(partition)): lag for (topic, partition), lag in lags.items()}
+        self._replace_lag_series({(topic, str(partition)): (lag,) for (topic, partition), lag in lags.items()})
+
+    def set_lag_reading(self, topic: str, reading: Mapping[int, PartitionReadingLike]) -> None:
+        """Replace every series of a lag reading with *reading* (partition -> its offsets, lags and age)."""
+        self._replace_lag_series({
+            (topic, str(partition)): (r.lag, r.lag_uncommitted, r.start, r.age_s) for partition, r in reading.items()
+        })  # fmt: skip
+
+    def _replace_lag_series(self, values: Mapping[tuple[str, str], tuple[float, ...]]) -> None:
+        gauges = (self._lag, self._lag_uncommitted, self._committed_offset, self._oldest_age)
         with self._lag_lock:
-            for topic, partition in self._lag_partitions - current.keys():
-                self._lag.remove(topic, partition)
-            for (topic, partition), lag in current.items():
-                self._lag.labels(topic=topic, partition=partition).set(lag)
-            self._lag_partitions = set(current)
+            for labels in self._lag_partitions:
+                for gauge in gauges:
+                    try:
+                        gauge.remove(*labels)
+                    except KeyError:  # a series this reading did not set (set_consumer_lags sets the lag only)
+                        pass
+            for labels, numbers in values.items():
+                for gauge, number in zip(gauges, numbers, strict=False):
+                    gauge.labels(*labels).set(number)
+            self._lag_partitions = set(values)
 
     def lag_refresh_failed(self) -> None:
-        """A lag reading failed: count it and drop the lag series (an old number would pass for a true one)."""
+        """A lag reading failed: count it and drop the series of the reading (an old number would pass for a
+        true one)."""
         self._lag_failures.inc()
         self.set_consumer_lags({})
 

@@ -8,13 +8,18 @@ Job that runs once per ``replay.runId``.
 
 from __future__ import annotations
 
+import base64
+import json
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import kubernetes_validate
 import pytest
 import yaml
+from fake_kube_api import fake_kube_api
 
 from consumer.serialization.registry import client_config
 from consumer.settings import Settings
@@ -298,6 +303,8 @@ def test_every_container_requests_and_limits_ephemeral_storage_above_tmp(manifes
     for spec in pod_specs(manifests):
         tmp = next(v for v in spec["volumes"] if v["name"] == "tmp")["emptyDir"]["sizeLimit"]
         for container in spec["containers"]:
+            if "/tmp" not in {m["mountPath"] for m in container.get("volumeMounts", [])}:
+                continue  # a sidecar of values-all-on.yaml: its own resources
             resources = container["resources"]
             request = _bytes(resources["requests"]["ephemeral-storage"])
             limit = _bytes(resources["limits"]["ephemeral-storage"])
@@ -392,3 +399,183 @@ def test_replay_job_name_fits_a_label_with_the_longest_names(render, tmp_path):
     job = only(_render_file(render, tmp_path, values), "Job")
     assert len(job["metadata"]["name"]) <= 63
     assert job["metadata"]["name"].endswith("-replay-" + "r" * 24)
+
+
+# -- a parent chart's registry and pull Secrets ------------------------------------------------------------
+
+
+def _images(manifests) -> set[str]:
+    return {c["image"] for spec in pod_specs(manifests) for c in spec["containers"] if c["name"] in ("crawl-decoder", "replay")}
+
+
+def test_global_image_registry_and_pull_secrets_reach_every_pod(all_on_manifests):
+    assert _images(all_on_manifests) == {"registry.example.com/crawl/crawl-decoder:0.1.0"}
+    for spec in pod_specs(all_on_manifests):
+        # The parent's names (a plain name and a {name:}) and the chart's own, each once.
+        assert spec["imagePullSecrets"] == [{"name": "mirror-credentials"}, {"name": "registry-credentials"}]
+
+
+@pytest.mark.parametrize(("image", "global_", "expected"), [
+    ({"repository": "crawl/crawl-decoder"}, {}, "crawl/crawl-decoder:0.1.0"),
+    ({"registry": "own.example:5000", "repository": "crawl/crawl-decoder"}, {}, "own.example:5000/crawl/crawl-decoder:0.1.0"),
+    ({"registry": "own.example", "repository": "crawl/crawl-decoder"}, {"imageRegistry": "mirror.example/"},
+     "mirror.example/crawl/crawl-decoder:0.1.0"),
+    ({"repository": "crawl/crawl-decoder", "digest": "sha256:" + "a" * 64}, {"imageRegistry": "mirror.example"},
+     "mirror.example/crawl/crawl-decoder@sha256:" + "a" * 64),
+], ids=["no registry", "image.registry", "global wins", "global with a digest"])
+def test_the_image_registry(render, tmp_path, image, global_, expected):
+    values = {**_bootstrap(), "image": image, "global": global_, "replay": {"enabled": True, "runId": "r1"}}
+    assert _images(_render_file(render, tmp_path, values)) == {expected}
+
+
+def test_no_pull_secrets_by_default_and_a_parents_alone_are_used(default_manifests, render, tmp_path):
+    assert "imagePullSecrets" not in _pod_spec(default_manifests)
+    values = {**_bootstrap(), "global": {"imagePullSecrets": ["mirror"]}}
+    assert _pod_spec(_render_file(render, tmp_path, values))["imagePullSecrets"] == [{"name": "mirror"}]
+
+
+# -- extraEnvFrom, init containers, sidecars -------------------------------------------------------------
+
+
+def test_extra_env_from_in_the_processor_and_the_replay_job(all_on_manifests, default_manifests):
+    for spec in pod_specs(all_on_manifests):
+        assert spec["containers"][0]["envFrom"] == ALL_ON["extraEnvFrom"]
+    assert "envFrom" not in _pod_spec(default_manifests)["containers"][0]
+
+
+def test_init_containers_in_every_pod_and_sidecars_in_the_processors_only(all_on_manifests, default_manifests):
+    deployment, job = _pod_spec(all_on_manifests), only(all_on_manifests, "Job")["spec"]["template"]["spec"]
+    for spec in (deployment, job):
+        assert spec["initContainers"] == ALL_ON["initContainers"]
+    assert [c["name"] for c in deployment["containers"]] == ["crawl-decoder", "log-shipper"]
+    assert deployment["containers"][1] == ALL_ON["extraContainers"][0]
+    # A sidecar that never exits would keep the replay Job from finishing.
+    assert [c["name"] for c in job["containers"]] == ["replay"]
+    assert not {"initContainers"} & set(_pod_spec(default_manifests))
+
+
+# -- rolling the pods when a Secret they use changes ---------------------------------------------------------
+
+
+def _secrets_checksum(manifests) -> str | None:
+    workload = next(m for m in manifests if m["kind"] in ("Deployment", "StatefulSet"))
+    return workload["spec"]["template"]["metadata"]["annotations"].get("checksum/secrets")
+
+
+def test_no_secrets_checksum_without_secrets(default_manifests, render, tmp_path):
+    assert _secrets_checksum(default_manifests) is None
+    assert _secrets_checksum(_render_file(render, tmp_path, {**ALL_ON, "rollOnSecretChange": False})) is None
+
+
+def test_the_secrets_checksum_follows_every_secret_the_pods_use(all_on_manifests, render, tmp_path):
+    base = _secrets_checksum(all_on_manifests)
+    assert base and len(base) == 64
+    # One more Secret, by each way the pods can use one, changes it; a ConfigMap does not.
+    more = {
+        "extraEnv": ALL_ON["extraEnv"] + [
+            {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "another", "key": "token"}}}],
+        "extraEnvFrom": ALL_ON["extraEnvFrom"] + [{"secretRef": {"name": "another"}}],
+        "extraVolumes": ALL_ON["extraVolumes"] + [{"name": "another", "secret": {"secretName": "another"}}],
+    }
+    for key, value in more.items():
+        assert _secrets_checksum(_render_file(render, tmp_path, {**ALL_ON, key: value})) != base, key
+    projected = ALL_ON["extraVolumes"] + [
+        {"name": "both", "projected": {"sources": [{"secret": {"name": "another"}}]}}]
+    assert _secrets_checksum(_render_file(render, tmp_path, {**ALL_ON, "extraVolumes": projected})) != base
+    config_map = ALL_ON["extraEnvFrom"] + [{"configMapRef": {"name": "more-env"}}]
+    assert _secrets_checksum(_render_file(render, tmp_path, {**ALL_ON, "extraEnvFrom": config_map})) == base
+
+
+# -- StatefulSet -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def statefulset_manifests(render):
+    return render(values_files=[VALUES_ALL_ON], set_values={"workload.kind": "StatefulSet"})
+
+
+def test_a_statefulset_runs_the_same_pods_under_names_that_survive_rollouts(statefulset_manifests, all_on_manifests):
+    assert not of_kind(statefulset_manifests, "Deployment")
+    statefulset = only(statefulset_manifests, "StatefulSet")
+    deployment = only(all_on_manifests, "Deployment")
+    assert statefulset["spec"]["template"] == deployment["spec"]["template"]
+    assert statefulset["spec"]["selector"] == deployment["spec"]["selector"]
+    # group.instance.id and transactional.id are the pod name: <fullname>-<ordinal>, stable.
+    env = env_of(statefulset["spec"]["template"]["spec"]["containers"][0])
+    for name in ("CRAWL_DECODER_GROUP_INSTANCE_ID", "CRAWL_DECODER_TRANSACTIONAL_ID"):
+        assert env[name]["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+    assert statefulset["spec"]["updateStrategy"] == {"type": "RollingUpdate"}
+    assert statefulset["spec"]["podManagementPolicy"] == "Parallel"
+
+
+def test_a_statefulsets_governing_service_is_headless_and_not_scraped_twice(statefulset_manifests):
+    statefulset = only(statefulset_manifests, "StatefulSet")
+    services = {s["metadata"]["name"]: s for s in of_kind(statefulset_manifests, "Service")}
+    headless = services[statefulset["spec"]["serviceName"]]
+    assert headless["spec"]["clusterIP"] == "None"
+    assert headless["spec"]["selector"].items() <= statefulset["spec"]["template"]["metadata"]["labels"].items()
+    # The ServiceMonitor scrapes the port named metrics of every Service it selects: the headless one has none.
+    monitor = only(statefulset_manifests, "ServiceMonitor")
+    (endpoint,) = monitor["spec"]["endpoints"]
+    scraped = [
+        name for name, service in services.items()
+        if monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+        and endpoint["port"] in {p["name"] for p in service["spec"].get("ports", [])}
+    ]
+    assert scraped == [f"{RELEASE}-crawl-decoder"]
+
+
+def test_keda_and_the_pdb_follow_the_statefulset(statefulset_manifests):
+    statefulset = only(statefulset_manifests, "StatefulSet")
+    target = only(statefulset_manifests, "ScaledObject")["spec"]["scaleTargetRef"]
+    assert target == {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": statefulset["metadata"]["name"]}
+    assert "replicas" not in statefulset["spec"], "KEDA's HPA owns it"
+    pdb = only(statefulset_manifests, "PodDisruptionBudget")
+    assert pdb["spec"]["selector"]["matchLabels"].items() <= statefulset["spec"]["template"]["metadata"]["labels"].items()
+
+
+@pytest.mark.parametrize("kube_version", VALIDATE_KUBE_VERSIONS)
+def test_the_statefulset_and_its_service_validate(statefulset_manifests, render, tmp_path, kube_version):
+    plain = _render_file(render, tmp_path, {**_bootstrap(), "workload": {"kind": "StatefulSet"}})
+    assert only(plain, "StatefulSet")["spec"]["replicas"] == 2
+    for manifests in (statefulset_manifests, plain):
+        for manifest in manifests:
+            if manifest["kind"] in ("StatefulSet", "Service", "Job"):
+                kubernetes_validate.validate(manifest, kube_version, strict=True)
+
+
+def test_every_workload_and_option_validates(all_on_manifests):
+    # values-all-on.yaml's init container, sidecar and envFrom against the API schemas (strict: no unknown field).
+    for manifest in all_on_manifests:
+        if manifest["kind"] in ("Deployment", "Job"):
+            for kube_version in VALIDATE_KUBE_VERSIONS:
+                kubernetes_validate.validate(manifest, kube_version, strict=True)
+
+
+def test_a_changed_secret_changes_the_checksum_when_helm_can_read_it(helm, tmp_path):
+    # `helm template --dry-run=server` looks the Secrets up as `helm upgrade` does, here from a fake API
+    # server (fake_kube_api.py): the checksum follows their data, and stays when the data does.
+    values = {"kafka.bootstrapServers": "kafka:9093", "kafka.securityProtocol": "SSL",
+              "kafka.tls.existingSecret": "kafka-tls", "extraEnvFrom": [{"secretRef": {"name": "extra"}}]}
+    with fake_kube_api(tmp_path) as (api, kubeconfig):
+
+        def checksum() -> str:
+            args = [str(helm), "template", RELEASE, str(CHART_DIR), "--namespace", "crawl", "--dry-run=server",
+                    "--disable-openapi-validation"]
+            for key, value in values.items():
+                args += ["--set-json", f"{key}={json.dumps(value)}"]
+            result = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                                    env={**os.environ, "KUBECONFIG": str(kubeconfig)})
+            assert result.returncode == 0, result.stderr
+            return _secrets_checksum([m for m in yaml.safe_load_all(result.stdout) if m])
+
+        api.secrets[("crawl", "kafka-tls")] = {"ca.crt": base64.b64encode(b"CA one").decode()}
+        first = checksum()
+        assert "/api/v1/namespaces/crawl/secrets/kafka-tls" in api.requests
+        assert "/api/v1/namespaces/crawl/secrets/extra" in api.requests
+        assert checksum() == first
+        api.secrets[("crawl", "kafka-tls")] = {"ca.crt": base64.b64encode(b"CA two").decode()}
+        second = checksum()
+        assert second != first
+        api.secrets[("crawl", "extra")] = {"TOKEN": base64.b64encode(b"t").decode()}
+        assert checksum() not in (first, second)

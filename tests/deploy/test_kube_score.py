@@ -21,7 +21,7 @@ import yaml
 from ensure_kube_score import find_or_build_kube_score
 from go_tool import ToolUnavailable
 
-from deploy_support import CHART_DIR
+from deploy_support import CHART_DIR, VALUES_ALL_ON
 
 KUBE_SCORE_FLAGS = ["--ignore-container-cpu-limit", "--output-format", "ci"]
 WAIVER = re.compile(r"^kube-score waiver ([a-z-]+)(?: \([^)]*\))?: (.+)$", re.MULTILINE)
@@ -59,10 +59,17 @@ def openshift_manifests(render, tmp_path_factory):
     return render(values_files=[path], set_values={})
 
 
-@pytest.mark.parametrize("values", ["default", "all-on", "openshift"])
+@pytest.fixture(scope="module")
+def statefulset_manifests(render):
+    """Every optional part on, run as a StatefulSet (its headless Service, KEDA scaling it)."""
+    return render(values_files=[VALUES_ALL_ON], set_values={"workload.kind": "StatefulSet"})
+
+
+@pytest.mark.parametrize("values", ["default", "all-on", "openshift", "statefulset"])
 def test_kube_score_finds_nothing_left(kube_score, default_manifests, all_on_manifests, openshift_manifests,
-                                       tmp_path, values):
-    manifests = {"default": default_manifests, "all-on": all_on_manifests, "openshift": openshift_manifests}[values]
+                                       statefulset_manifests, tmp_path, values):
+    manifests = {"default": default_manifests, "all-on": all_on_manifests, "openshift": openshift_manifests,
+                 "statefulset": statefulset_manifests}[values]
     result = _score(kube_score, manifests, tmp_path)
     assert _findings(result) == [] and result.returncode == 0, result.stdout + result.stderr
     assert "[OK]" in result.stdout, "kube-score checked nothing"

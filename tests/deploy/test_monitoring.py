@@ -2,17 +2,21 @@
 
 - every expression parses and every rule is well formed: ``promtool check rules``, Prometheus's own
   parser and linter (tests/deploy/ensure_promtool.py builds it from the Go module proxy once);
-- each alert fires on the series that should fire it, and not on look-alikes (``promtool test rules``);
+- each alert fires on the series that should fire it, and not on look-alikes, and the whole rule set stays
+  silent on two hours of a healthy group (``promtool test rules``), also with the selectors of a PodMonitor;
+- each alert's runbook_url names a section of docs/runbook.md;
 - every metric an expression names is on ``/metrics`` of a processor that ran (a real broker, the
   bundled samples: clean, quarantined, skipped and override-decoded records), found by walking each
   expression's syntax tree (promql-parser, a port of Prometheus's parser);
-- every selector is scoped to the release (namespace and job), so two releases never mix.
+- every selector is scoped to the release (namespace and job, or what prometheusRule.selector says), so two
+  releases never mix.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import threading
 import time
@@ -25,7 +29,7 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from deploy_support import RELEASE, REPO_ROOT, of_kind, only
+from deploy_support import RELEASE, REPO_ROOT, VALUES_ALL_ON, of_kind, only
 from ensure_promtool import PromtoolUnavailable, find_or_build_promtool
 
 NAMESPACE = "crawl"  # what the render fixture passes to helm template
@@ -35,7 +39,8 @@ GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$namespace": NAMESPACE, "$job": 
 #: Series Prometheus makes itself for every target; the only names not from the processor.
 SYNTHETIC = {"up"}
 ALERTS = {
-    "CrawlDecoderLagGrowing", "CrawlDecoderQuarantineRateHigh", "CrawlDecoderOverridesConfigInvalid",
+    "CrawlDecoderLagGrowing", "CrawlDecoderStalled", "CrawlDecoderAbsent", "CrawlDecoderLagUnreadable",
+    "CrawlDecoderOldestUnprocessedTooOld", "CrawlDecoderQuarantineRateHigh", "CrawlDecoderOverridesConfigInvalid",
     "CrawlDecoderOverridesOverdue", "CrawlDecoderTransactionsAborted", "CrawlDecoderNotReady",
     "CrawlDecoderRestarting",
 }
@@ -141,6 +146,7 @@ def test_the_dashboard_has_the_panels_operators_look_for(dashboard):
     assert {
         "Throughput (records/s)", "Throughput (bytes/s)", "Consumer lag by partition", "End-to-end latency",
         "Quarantine by reason", "Encoding mix", "Override hits", "Skipped, not text, by media family",
+        "Oldest unprocessed record (age)", "Records held by open upstream transactions",
     } <= titles
     assert len({panel["id"] for panel in dashboard["panels"]}) == len(dashboard["panels"])
 
@@ -159,9 +165,250 @@ def test_every_selector_is_scoped_to_the_release(rules, dashboard):
 # -- the alerts fire when they should --------------------------------------------------------------
 
 
-def series(name: str, values: str, **labels: str) -> dict[str, str]:
-    label_text = ", ".join(f'{k}="{v}"' for k, v in {"namespace": NAMESPACE, "job": JOB, **labels}.items())
-    return {"series": f"{name}{{{label_text}}}", "values": values}
+#: The labels a scrape by the chart's ServiceMonitor gives every series.
+SERVICE_MONITOR = {"namespace": NAMESPACE, "job": JOB}
+#: A PodMonitor's scrape (job "<namespace>/<name>") in a Prometheus that adds a cluster label.
+POD_MONITOR_JOB = f"{NAMESPACE}/{RELEASE}-pods"
+POD_MONITOR = {"namespace": NAMESPACE, "job": POD_MONITOR_JOB, "cluster": "prod"}
+POD_MONITOR_VALUES = {"prometheusRule.selector": {"job": POD_MONITOR_JOB, "extraMatchers": ['cluster="prod"']}}
+
+
+def unit_tests(scrape: dict[str, str]) -> list[dict[str, Any]]:
+    """The promtool test groups, for series scraped with the labels *scrape*: one or more groups per alert,
+    each firing in its scenario and silent on its look-alikes, and one healthy group on which every alert
+    stays silent. Values are per minute ("a+bxN": N more steps of +b; "_": no sample)."""
+
+    def series(name: str, values: str, **labels: str) -> dict[str, str]:
+        label_text = ", ".join(f'{k}="{v}"' for k, v in {**scrape, **labels}.items())
+        return {"series": f"{name}{{{label_text}}}", "values": values}
+
+    def pod(severity: str, name: str) -> dict[str, str]:
+        """An alert on one pod's series carries all of its labels."""
+        return {"severity": severity, **scrape, "pod": name}
+
+    grouped = {"namespace": scrape["namespace"]}
+    return [
+        {
+            # Two pods report the same group lag (each reports the whole group). crawl.raw: 2 partitions
+            # growing from 30000 each, above values-all-on's 50000 in all, fires. crawl.slow: 2 partitions
+            # from 10000 each, 38000 in all at 30m, stays silent, though a sum over the two pods (76000)
+            # would be above. crawl.flat: above the threshold but not growing, silent.
+            "input_series": [
+                series("crawl_decoder_consumer_lag", f"{start}+300x40", pod=pod_, topic=topic, partition=p)
+                for topic, start in (("crawl.raw", 30000), ("crawl.slow", 10000))
+                for pod_ in ("a", "b") for p in ("0", "1")
+            ] + [
+                series("crawl_decoder_consumer_lag", "60000x40", pod="a", topic="crawl.flat", partition="0"),
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderLagGrowing", "10m"),  # growing for less than lagFor (15m)
+                alert("CrawlDecoderLagGrowing", "30m", {"severity": "warning", **grouped, "topic": "crawl.raw"}),
+            ],
+        },
+        {
+            # A flat backlog nobody processes: crawl.raw[0] keeps 60000 records, the oldest ages a minute a
+            # minute, the committed offset stays. Look-alikes: crawl.busy[0], as big and flat, but its
+            # offset moves (processing keeps pace with the crawl); crawl.idle[0], lag 1 for ever (a
+            # transaction marker after the last record) and nothing to process.
+            "input_series": [
+                s_ for pod_ in ("a", "b") for s_ in (
+                    series("crawl_decoder_consumer_lag", "60000x40", pod=pod_, topic="crawl.raw", partition="0"),
+                    series("crawl_decoder_oldest_unprocessed_age_seconds", "600+60x40", pod=pod_, topic="crawl.raw",
+                           partition="0"),
+                    series("crawl_decoder_consumer_committed_offset", "1000x40", pod=pod_, topic="crawl.raw",
+                           partition="0"),
+                    series("crawl_decoder_consumer_lag", "60000x40", pod=pod_, topic="crawl.busy", partition="0"),
+                    series("crawl_decoder_oldest_unprocessed_age_seconds", "30x40", pod=pod_, topic="crawl.busy",
+                           partition="0"),
+                    series("crawl_decoder_consumer_committed_offset", "1000+6000x40", pod=pod_, topic="crawl.busy",
+                           partition="0"),
+                    series("crawl_decoder_consumer_lag", "1x40", pod=pod_, topic="crawl.idle", partition="0"),
+                    series("crawl_decoder_oldest_unprocessed_age_seconds", "0x40", pod=pod_, topic="crawl.idle",
+                           partition="0"),
+                    series("crawl_decoder_consumer_committed_offset", "500x40", pod=pod_, topic="crawl.idle",
+                           partition="0"),
+                )
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderStalled", "12m"),  # unchanged for stallFor (10m), not yet for 3m more
+                alert("CrawlDecoderStalled", "15m", {"severity": "critical", **grouped, "topic": "crawl.raw",
+                                                     "partition": "0"}),
+                alert("CrawlDecoderLagGrowing", "30m"),  # what the issue found: a flat backlog fired nothing
+            ],
+        },
+        {
+            # Nothing of the job scraped at all (scaled to zero, a broken ServiceMonitor); another job is.
+            "input_series": [{"series": 'up{namespace="crawl", job="other"}', "values": "1x20"}],
+            "alert_rule_test": [
+                alert("CrawlDecoderAbsent", "3m"),  # absentFor: 5m
+                alert("CrawlDecoderAbsent", "10m", {"severity": "critical", "namespace": NAMESPACE}),
+            ],
+        },
+        {
+            # Every pod's scrape fails from minute 11 (a crash loop, the metrics port refused).
+            "input_series": [series("up", "1x10 0x20", pod="a"), series("up", "1x10 0x20", pod="b")],
+            "alert_rule_test": [
+                alert("CrawlDecoderAbsent", "10m"),
+                alert("CrawlDecoderAbsent", "25m", {"severity": "critical", "namespace": NAMESPACE}),
+            ],
+        },
+        {
+            # One pod down, one up: CrawlDecoderNotReady's case, not this one.
+            "input_series": [series("up", "0x30", pod="a"), series("up", "1x30", pod="b")],
+            "alert_rule_test": [alert("CrawlDecoderAbsent", "25m")],
+        },
+        {
+            # Every pod's lag readings fail (4 a minute each), so no lag series at all.
+            "input_series": [
+                series("crawl_decoder_consumer_lag_refresh_failures_total", "0+4x40", pod="a"),
+                series("crawl_decoder_consumer_lag_refresh_failures_total", "0+4x40", pod="b"),
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderLagUnreadable", "8m"),  # lagUnreadableFor: 10m
+                alert("CrawlDecoderLagUnreadable", "25m", {"severity": "warning", **grouped}),
+            ],
+        },
+        {
+            # Pod a's readings fail, pod b's succeed: the group's lag is known.
+            "input_series": [
+                series("crawl_decoder_consumer_lag_refresh_failures_total", "0+4x40", pod="a"),
+                series("crawl_decoder_consumer_lag_refresh_failures_total", "0x40", pod="b"),
+                series("crawl_decoder_consumer_lag", "100x40", pod="b", topic="crawl.raw", partition="0"),
+            ],
+            "alert_rule_test": [alert("CrawlDecoderLagUnreadable", "25m")],
+        },
+        {
+            # crawl.raw[0]'s oldest record goes past 1800 s at minute 14; crawl.near[0] stays at 1700 s.
+            "input_series": [
+                series("crawl_decoder_oldest_unprocessed_age_seconds", "1000+60x40", pod="a", topic="crawl.raw",
+                       partition="0"),
+                series("crawl_decoder_oldest_unprocessed_age_seconds", "1700x40", pod="a", topic="crawl.near",
+                       partition="0"),
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderOldestUnprocessedTooOld", "16m"),  # above for less than 5m
+                alert("CrawlDecoderOldestUnprocessedTooOld", "25m", {"severity": "warning", **grouped,
+                                                                     "topic": "crawl.raw"}),
+            ],
+        },
+        {
+            # 100 records/s written; 20/s quarantined as lossy (20%, above 10%), 1/s as too-large (1%).
+            "input_series": [
+                series("crawl_decoder_records_total", "0+6000x40", pod="a", destination="clean", source="bom",
+                       encoding="UTF-8"),
+                series("crawl_decoder_quarantined_total", "0+1200x40", pod="a", reason="lossy"),
+                series("crawl_decoder_quarantined_total", "0+60x40", pod="a", reason="too-large"),
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderQuarantineRateHigh", "10m"),  # not yet for 15 minutes
+                alert("CrawlDecoderQuarantineRateHigh", "35m", {"severity": "warning", **grouped, "reason": "lossy"}),
+            ],
+        },
+        {
+            # Pod a refuses a bad file; pod b had one refused and reverted (back to 1).
+            "input_series": [
+                series("crawl_decoder_overrides_config_valid", "1 1 0x20", pod="a"),
+                series("crawl_decoder_overrides_config_valid", "1 0 0 0 1x20", pod="b"),
+            ],
+            "alert_rule_test": [alert("CrawlDecoderOverridesConfigInvalid", "15m", pod("warning", "a"))],
+        },
+        {
+            "input_series": [series("crawl_decoder_overrides_overdue", "0 2x120", pod="a")],
+            "alert_rule_test": [
+                alert("CrawlDecoderOverridesOverdue", "30m"),
+                alert("CrawlDecoderOverridesOverdue", "90m", {"severity": "info", **grouped}),
+            ],
+        },
+        {
+            # 10 commits and 2 aborts a minute: 1/6 aborted, above 5%; then none aborted.
+            "input_series": [
+                series("crawl_decoder_transactions_total", "0+10x60", pod="a", result="committed"),
+                series("crawl_decoder_transactions_total", "0+2x25 50x35", pod="a", result="aborted"),
+                series("crawl_decoder_transactions_total", "0x60", pod="a", result="retried"),
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderTransactionsAborted", "22m", {"severity": "warning", **grouped}),
+                alert("CrawlDecoderTransactionsAborted", "55m"),
+            ],
+        },
+        {
+            # Pod a scraped but not ready; pod b not scraped at all; pod c ready.
+            "input_series": [
+                series("crawl_decoder_ready", "0x30", pod="a"),
+                series("up", "1x30", pod="a"),
+                series("up", "0x30", pod="b"),
+                series("crawl_decoder_ready", "1x30", pod="c"),
+                series("up", "1x30", pod="c"),
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderNotReady", "5m"),  # notReadyFor: 10m
+                # An alert's labels are its series' without the metric name.
+                alert("CrawlDecoderNotReady", "15m", pod("critical", "a"), pod("critical", "b")),
+            ],
+        },
+        {
+            # Pod a restarted three times within the hour, pod b once.
+            "input_series": [
+                series("crawl_decoder_start_time_seconds", "100x10 700x10 1300x10 1900x10", pod="a"),
+                series("crawl_decoder_start_time_seconds", "100x20 1300x20", pod="b"),
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderRestarting", "25m"),
+                alert("CrawlDecoderRestarting", "35m", pod("warning", "a")),
+            ],
+        },
+        {"input_series": healthy_series(series), "alert_rule_test": [
+            alert(name, at) for name in sorted(ALERTS) for at in HEALTHY_CHECKS
+        ]},
+    ]
+
+
+#: When the healthy group is checked: through a quiet spell, the record that ends it, a failed lag reading.
+HEALTHY_CHECKS = ("10m", "30m", "41m", "42m", "43m", "45m", "60m", "61m", "90m", "120m")
+
+
+def healthy_series(series) -> list[dict[str, str]]:
+    """Two hours of a healthy group of two pods, with what a healthy group does that look-alikes of trouble
+    are made of: a partition quiet for 40 minutes (its offset unchanged) until a record arrives, waits 2
+    minutes and is processed; a partition whose lag is a transaction marker for ever; one failed lag
+    reading; a few retried transactions; quarantine at 1%."""
+    out = []
+    for pod_ in ("a", "b"):
+        out += [
+            series("up", "1x120", pod=pod_),
+            series("crawl_decoder_ready", "1x120", pod=pod_),
+            series("crawl_decoder_start_time_seconds", "1700000000x120", pod=pod_),
+            series("crawl_decoder_overrides_config_valid", "1x120", pod=pod_),
+            series("crawl_decoder_overrides_overdue", "0x120", pod=pod_),
+            series("crawl_decoder_transactions_total", "0+10x120", pod=pod_, result="committed"),
+            series("crawl_decoder_transactions_total", "0x120", pod=pod_, result="aborted"),
+            series("crawl_decoder_transactions_total", "0+1x120", pod=pod_, result="retried"),
+            series("crawl_decoder_records_total", "0+3000x120", pod=pod_, destination="clean", source="meta",
+                   encoding="UTF-8"),
+            series("crawl_decoder_quarantined_total", "0+30x120", pod=pod_, reason="lossy"),
+            series("crawl_decoder_consumer_lag_refresh_failures_total", "0x60 1x60" if pod_ == "a" else "0x120",
+                   pod=pod_),
+        ]
+        # Pod a's reading at minute 60 failed: its lag series are missing for that scrape.
+        gap = "x59 _ " if pod_ == "a" else "x60 "
+        for partition in ("0", "1"):
+            out += [
+                series("crawl_decoder_consumer_lag", f"200{gap}200x60", pod=pod_, topic="crawl.raw",
+                       partition=partition),
+                series("crawl_decoder_oldest_unprocessed_age_seconds", f"2{gap}2x60", pod=pod_, topic="crawl.raw",
+                       partition=partition),
+                series("crawl_decoder_consumer_committed_offset", "0+6000x120", pod=pod_, topic="crawl.raw",
+                       partition=partition),
+            ]
+        out += [
+            # Partition 2: quiet; at minute 41 a record arrives, at 43 it is committed; then a marker is its lag.
+            series("crawl_decoder_consumer_lag", "0x40 1 1 1x78", pod=pod_, topic="crawl.raw", partition="2"),
+            series("crawl_decoder_oldest_unprocessed_age_seconds", "0x40 20 80 0x78", pod=pod_, topic="crawl.raw",
+                   partition="2"),
+            series("crawl_decoder_consumer_committed_offset", "7x42 9x78", pod=pod_, topic="crawl.raw",
+                   partition="2"),
+        ]
+    return out
 
 
 def alert(name: str, at: str, *expected: dict[str, str]) -> dict[str, Any]:
@@ -174,120 +421,93 @@ def alert(name: str, at: str, *expected: dict[str, str]) -> dict[str, Any]:
     }
 
 
-# Input series, one test group per alert; values are per minute ("a+bxN": N more steps of +b).
-UNIT_TESTS = [
-    {
-        # Two pods report the same group lag (each reports the whole group). crawl.raw: 2 partitions
-        # growing from 30000 each, above values-all-on's 50000 in all, fires. crawl.slow: 2 partitions
-        # from 10000 each, 38000 in all at 30m, stays silent, though a sum over the two pods (76000)
-        # would be above. crawl.flat: above the threshold but not growing, silent.
-        "input_series": [
-            series("crawl_decoder_consumer_lag", f"{start}+300x40", pod=pod, topic=topic, partition=p)
-            for topic, start in (("crawl.raw", 30000), ("crawl.slow", 10000))
-            for pod in ("a", "b") for p in ("0", "1")
-        ] + [
-            series("crawl_decoder_consumer_lag", "60000x40", pod="a", topic="crawl.flat", partition="0"),
-        ],
-        "alert_rule_test": [
-            alert("CrawlDecoderLagGrowing", "10m"),  # growing for less than lagFor (15m)
-            alert("CrawlDecoderLagGrowing", "30m", {"severity": "warning", "namespace": NAMESPACE, "topic": "crawl.raw"}),
-        ],
-    },
-    {
-        # 100 records/s written; 20/s quarantined as lossy (20%, above 10%), 1/s as too-large (1%).
-        "input_series": [
-            series("crawl_decoder_records_total", "0+6000x40", pod="a", destination="clean", source="bom", encoding="UTF-8"),
-            series("crawl_decoder_quarantined_total", "0+1200x40", pod="a", reason="lossy"),
-            series("crawl_decoder_quarantined_total", "0+60x40", pod="a", reason="too-large"),
-        ],
-        "alert_rule_test": [
-            alert("CrawlDecoderQuarantineRateHigh", "10m"),  # not yet for 15 minutes
-            alert("CrawlDecoderQuarantineRateHigh", "35m", {"severity": "warning", "namespace": NAMESPACE, "reason": "lossy"}),
-        ],
-    },
-    {
-        # Pod a refuses a bad file; pod b had one refused and reverted (back to 1).
-        "input_series": [
-            series("crawl_decoder_overrides_config_valid", "1 1 0x20", pod="a"),
-            series("crawl_decoder_overrides_config_valid", "1 0 0 0 1x20", pod="b"),
-        ],
-        "alert_rule_test": [
-            alert("CrawlDecoderOverridesConfigInvalid", "15m", {"severity": "warning", "namespace": NAMESPACE, "job": JOB, "pod": "a"}),
-        ],
-    },
-    {
-        "input_series": [series("crawl_decoder_overrides_overdue", "0 2x120", pod="a")],
-        "alert_rule_test": [
-            alert("CrawlDecoderOverridesOverdue", "30m"),
-            alert("CrawlDecoderOverridesOverdue", "90m", {"severity": "info", "namespace": NAMESPACE}),
-        ],
-    },
-    {
-        # 10 commits and 2 aborts a minute: 1/6 aborted, above 5%; then none aborted.
-        "input_series": [
-            series("crawl_decoder_transactions_total", "0+10x60", pod="a", result="committed"),
-            series("crawl_decoder_transactions_total", "0+2x25 50x35", pod="a", result="aborted"),
-            series("crawl_decoder_transactions_total", "0x60", pod="a", result="retried"),
-        ],
-        "alert_rule_test": [
-            alert("CrawlDecoderTransactionsAborted", "22m", {"severity": "warning", "namespace": NAMESPACE}),
-            alert("CrawlDecoderTransactionsAborted", "55m"),
-        ],
-    },
-    {
-        # Pod a scraped but not ready; pod b not scraped at all; pod c ready.
-        "input_series": [
-            series("crawl_decoder_ready", "0x30", pod="a"),
-            series("up", "1x30", pod="a"),
-            series("up", "0x30", pod="b"),
-            series("crawl_decoder_ready", "1x30", pod="c"),
-            series("up", "1x30", pod="c"),
-        ],
-        "alert_rule_test": [
-            alert("CrawlDecoderNotReady", "5m"),  # notReadyFor: 10m
-            alert(
-                "CrawlDecoderNotReady", "15m",
-                # An alert's labels are its series' without the metric name.
-                {"severity": "critical", "namespace": NAMESPACE, "job": JOB, "pod": "a"},
-                {"severity": "critical", "namespace": NAMESPACE, "job": JOB, "pod": "b"},
-            ),
-        ],
-    },
-    {
-        # Pod a restarted three times within the hour, pod b once.
-        "input_series": [
-            series("crawl_decoder_start_time_seconds", "100x10 700x10 1300x10 1900x10", pod="a"),
-            series("crawl_decoder_start_time_seconds", "100x20 1300x20", pod="b"),
-        ],
-        "alert_rule_test": [
-            alert("CrawlDecoderRestarting", "25m"),
-            alert("CrawlDecoderRestarting", "35m", {"severity": "warning", "namespace": NAMESPACE, "job": JOB, "pod": "a"}),
-        ],
-    },
-]
-
-
-def test_each_alert_fires_on_what_it_is_for_and_not_on_look_alikes(promtool, rules, tmp_path):
-    # Annotations are checked by `promtool check rules` above (their templates must parse); here
-    # only when and for which labels each alert fires, so the unit tests compare labels only.
+def run_unit_tests(promtool: Path, rules: dict[str, Any], groups: list[dict[str, Any]], tmp_path: Path) -> None:
+    # Annotations are checked by `promtool check rules` (their templates must parse); here only when and for
+    # which labels each alert fires, so the unit tests compare labels only.
     rules = copy.deepcopy(rules)
     for group in rules["groups"]:
         for rule in group["rules"]:
             rule.pop("annotations", None)
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump(rules))
     severity = {rule["alert"]: rule["labels"]["severity"] for g in rules["groups"] for rule in g["rules"]}
-    for group in UNIT_TESTS:
+    for group in groups:
         for test in group["alert_rule_test"]:
             for expected in test["exp_alerts"]:
                 assert expected["exp_labels"]["severity"] == severity[test["alertname"]]
-    assert {t["alertname"] for g in UNIT_TESTS for t in g["alert_rule_test"]} == ALERTS
     tests = {"rule_files": ["rules.yaml"], "evaluation_interval": "1m",
-             "tests": [{"interval": "1m", **group} for group in UNIT_TESTS]}
+             "tests": [{"interval": "1m", **group} for group in groups]}
     (tmp_path / "tests.yaml").write_text(yaml.safe_dump(tests))
     result = subprocess.run(
         [str(promtool), "test", "rules", "tests.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_each_alert_fires_on_what_it_is_for_and_the_rule_set_is_silent_on_a_healthy_group(
+    promtool, rules, tmp_path
+):
+    groups = unit_tests(SERVICE_MONITOR)
+    firing = {t["alertname"] for g in groups for t in g["alert_rule_test"] if t["exp_alerts"]}
+    assert firing == ALERTS, "every alert has a scenario it fires in"
+    healthy = groups[-1]["alert_rule_test"]
+    assert {t["alertname"] for t in healthy} == ALERTS and not any(t["exp_alerts"] for t in healthy)
+    run_unit_tests(promtool, rules, groups, tmp_path)
+
+
+def test_the_unit_tests_can_fail(promtool, rules, tmp_path):
+    # The healthy group with a stalled partition (the quiet one never processes its record): not silent.
+    groups = unit_tests(SERVICE_MONITOR)
+    stalled = [s for s in groups[-1]["input_series"] if "partition=\"2\"" in s["series"] and "committed" in s["series"]]
+    for s in stalled:
+        s["values"] = "7x120"
+    for s in groups[-1]["input_series"]:
+        if "partition=\"2\"" in s["series"] and "oldest" in s["series"]:
+            s["values"] = "0x40 20+60x80"
+    with pytest.raises(AssertionError, match="CrawlDecoderStalled"):
+        run_unit_tests(promtool, rules, groups[-1:], tmp_path)
+
+
+def test_with_a_pod_monitor_and_extra_matchers_the_alerts_still_fire_and_stay_silent(
+    promtool, render, tmp_path
+):
+    manifests = render(values_files=[VALUES_ALL_ON], set_values=POD_MONITOR_VALUES)
+    rules = only(manifests, "PrometheusRule")["spec"]
+    for where, expr in rule_queries(rules):
+        for selector in selectors(expr):
+            matchers = {(m.name, m.value) for m in selector.matchers.matchers}
+            assert {("job", POD_MONITOR_JOB), ("cluster", "prod"), ("namespace", NAMESPACE)} <= matchers, where
+    run_unit_tests(promtool, rules, unit_tests(POD_MONITOR), tmp_path)
+    # A stalled partition scraped under another job (the ServiceMonitor's) is not this release's series.
+    stall = unit_tests(SERVICE_MONITOR)[1]
+    run_unit_tests(promtool, rules, [{**stall, "alert_rule_test": [alert("CrawlDecoderStalled", "15m")]}], tmp_path)
+
+
+def test_the_namespace_matcher_can_be_left_out(render):
+    manifests = render(values_files=[VALUES_ALL_ON], set_values={"prometheusRule.selector.namespace": False})
+    for where, expr in rule_queries(only(manifests, "PrometheusRule")["spec"]):
+        for selector in selectors(expr):
+            names = {m.name for m in selector.matchers.matchers}
+            assert "namespace" not in names and "job" in names, where
+
+
+def test_every_alert_links_its_section_of_the_runbook(rules, render):
+    runbook = (REPO_ROOT / "docs" / "runbook.md").read_text()
+    sections = {_anchor(line.lstrip("#").strip()) for line in runbook.splitlines() if line.startswith("## ")}
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            url = rule["annotations"]["runbook_url"]
+            path, anchor = url.split("#")
+            assert path == "docs/runbook.md" and anchor in sections, f"{rule['alert']}: {url}"
+    base = "https://git.example.com/crawl/crawl-decoder/-/blob/main/docs/runbook.md"
+    manifests = render(values_files=[VALUES_ALL_ON], set_values={"prometheusRule.runbookUrl": base})
+    for group in only(manifests, "PrometheusRule")["spec"]["groups"]:
+        for rule in group["rules"]:
+            assert rule["annotations"]["runbook_url"] == f"{base}#{rule['alert'].lower()}"
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to dashes."""
+    return re.sub(r"[^a-z0-9 _-]", "", heading.lower()).replace(" ", "-")
 
 
 # -- every metric they name exists -----------------------------------------------------------------

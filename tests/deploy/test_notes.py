@@ -61,6 +61,14 @@ def test_notes_tell_how_to_replay_quarantine(render_notes):
     assert "replay.enabled=true" in notes
 
 
+def test_notes_name_the_statefulset_when_the_workload_is_one(render_notes):
+    notes, manifests = render_notes(set_values={**REQUIRED_VALUES, "workload.kind": "StatefulSet"})
+    name = only(manifests, "StatefulSet")["metadata"]["name"]
+    assert f"kubectl -n crawl rollout status statefulset/{name}" in notes
+    assert f"exec statefulset/{name} -- crawl-decoder overrides due" in notes
+    assert "deployment/" not in notes
+
+
 def test_notes_name_the_running_replay_job_and_autoscaler_when_on(render_notes):
     notes, manifests = render_notes(values_files=[VALUES_ALL_ON], set_values={})
     job = only(manifests, "Job")["metadata"]["name"]

@@ -39,7 +39,7 @@ def test_the_only_writable_path_is_a_bounded_tmp(manifests):
     for spec in pod_specs(manifests):
         volumes = {v["name"]: v for v in spec["volumes"]}
         for container in spec["containers"]:
-            for mount in container["volumeMounts"]:
+            for mount in container.get("volumeMounts", []):
                 writable = not mount.get("readOnly", False)
                 if mount["mountPath"] == "/tmp":
                     assert volumes[mount["name"]]["emptyDir"]["sizeLimit"]

@@ -68,6 +68,22 @@ SCHEMA_CASES = {
     "replay run id too long": ({**BOOTSTRAP, "replay": {"runId": "r" * 25}}, "runId"),
     "network policy port out of range": (
         {**BOOTSTRAP, "networkPolicy": {"kafka": {"ports": [70000]}}}, "ports"),
+    "workload kind not in the enum": ({**BOOTSTRAP, "workload": {"kind": "DaemonSet"}}, "kind"),
+    "extraEnvFrom without a reference": ({**BOOTSTRAP, "extraEnvFrom": [{"prefix": "X_"}]}, "extraEnvFrom"),
+    "extraEnvFrom with both references": (
+        {**BOOTSTRAP, "extraEnvFrom": [{"secretRef": {"name": "a"}, "configMapRef": {"name": "b"}}]}, "extraEnvFrom"),
+    "an init container without an image": ({**BOOTSTRAP, "initContainers": [{"name": "wait"}]}, "image"),
+    "a sidecar named like the processor": (
+        {**BOOTSTRAP, "extraContainers": [{"name": "crawl-decoder", "image": "x"}]}, "extraContainers"),
+    "a global pull Secret that is no name": (
+        {**BOOTSTRAP, "global": {"imagePullSecrets": ["Not A Name"]}}, "imagePullSecrets"),
+    "an image registry with a scheme": (
+        {**BOOTSTRAP, "image": {"registry": "https://registry.example", "repository": "x"}}, "registry"),
+    "an extra matcher that is not PromQL": (
+        {**BOOTSTRAP, "prometheusRule": {"selector": {"extraMatchers": ["cluster=prod"]}}}, "extraMatchers"),
+    "a runbook URL without a scheme": (
+        {**BOOTSTRAP, "prometheusRule": {"runbookUrl": "wiki/runbook"}}, "runbookUrl"),
+    "a stall window not a duration": ({**BOOTSTRAP, "prometheusRule": {"stallFor": "ten minutes"}}, "stallFor"),
     "extra volume mount with a relative path": (
         {**BOOTSTRAP, "extraVolumeMounts": [{"name": "x", "mountPath": "data"}]}, "mountPath"),
 }
@@ -123,9 +139,11 @@ def test_lint_fails_without_bootstrap_servers(run_helm):
     {**BOOTSTRAP, "settings": {"processingMode": "at-least-once"}},
     {"kafka": {"bootstrapServers": "a:9092,[fd00::1]:9092", "landingTopicPartitions": 6}, "replicaCount": 6},
     _override(owner=None, ticket="CRAWL-1"),
+    {**BOOTSTRAP, "workload": {"kind": "StatefulSet"}, "global": {"imagePullSecrets": ["a", {"name": "b"}]}},
     {"kafka": {"bootstrapServers": "kafka:9093", "securityProtocol": "SSL",
                "tls": {"existingSecret": "kafka-ca", "caKey": "ca.crt"}}},
-], ids=["at-least-once", "replicas equal to partitions, IPv6 broker", "override with a ticket only", "TLS without SASL"])
+], ids=["at-least-once", "replicas equal to partitions, IPv6 broker", "override with a ticket only", "StatefulSet, global pull Secrets",
+     "TLS without SASL"])
 def test_schema_accepts_good_variations(run_helm, tmp_path, values):
     result = _template(run_helm, tmp_path, values)
     assert result.returncode == 0, result.stderr

@@ -43,13 +43,15 @@ def page(i: int) -> dict:
 
 @pytest.fixture
 def produce_pages(kafka_connection: KafkaConnection, store: SchemaStore) -> Callable[..., None]:
-    """``produce_pages(topic, n, start=0)``: *n* Avro pages keyed ``page-<i>``, spread over the partitions by key."""
+    """``produce_pages(topic, n, start=0, timestamp_ms=None)``: *n* Avro pages keyed ``page-<i>``, spread over
+    the partitions by key, with Kafka timestamp *timestamp_ms* (None: the producer's clock)."""
 
-    def produce(topic: str, n: int, start: int = 0) -> None:
+    def produce(topic: str, n: int, start: int = 0, timestamp_ms: int | None = None) -> None:
         serialize = AvroSerializer(store, "RawResponse")
         producer = make_producer(kafka_connection)
+        stamp = {} if timestamp_ms is None else {"timestamp": timestamp_ms}
         for i in range(start, start + n):
-            producer.produce(topic, serialize(page(i)), f"page-{i}".encode())
+            producer.produce(topic, serialize(page(i)), f"page-{i}".encode(), **stamp)
         assert producer.flush(60) == 0
 
     return produce

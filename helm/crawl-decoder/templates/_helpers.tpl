@@ -44,11 +44,85 @@ app.kubernetes.io/part-of: crawl-decoder
 {{- end }}
 {{- end }}
 
+{{/*
+The image: [registry/]repository, then @digest or :tag. The registry is
+global.imageRegistry when a parent chart sets it (one registry mirror for every
+subchart), else image.registry; empty: the repository as it is.
+*/}}
 {{- define "crawl-decoder.image" -}}
+{{- $registry := default .Values.image.registry (dig "imageRegistry" "" (.Values.global | default dict)) }}
+{{- $repository := .Values.image.repository }}
+{{- if $registry }}
+{{- $repository = printf "%s/%s" (trimSuffix "/" $registry) $repository }}
+{{- end }}
 {{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- printf "%s@%s" $repository .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- printf "%s:%s" $repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/*
+imagePullSecrets of the pods: global.imagePullSecrets (a parent chart's, names
+or {name: ...} as the Bitnami convention allows) and imagePullSecrets, each
+name once. Empty when there are none.
+*/}}
+{{- define "crawl-decoder.imagePullSecrets" -}}
+{{- $names := list }}
+{{- range concat (dig "imagePullSecrets" list (.Values.global | default dict)) .Values.imagePullSecrets }}
+{{- $names = append $names (ternary . (dig "name" "" (kindIs "map" . | ternary . dict)) (kindIs "string" .)) }}
+{{- end }}
+{{- range $names | compact | uniq }}
+- name: {{ . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The names of every Secret the processor's pods use, as a JSON list: those the
+chart's own values name (Kafka SASL and TLS, the Schema Registry's credentials
+and CA) and those in extraEnv (secretKeyRef), extraEnvFrom (secretRef) and
+extraVolumes (secret, projected secret sources). A Secret used any other way
+(an init container's or a sidecar's own env, a CSI driver) is not seen: see
+docs/chart.md.
+*/}}
+{{- define "crawl-decoder.referencedSecrets" -}}
+{{- $names := list }}
+{{- if hasPrefix "SASL_" .Values.kafka.securityProtocol }}
+{{- $names = append $names .Values.kafka.sasl.existingSecret }}
+{{- end }}
+{{- $names = append $names .Values.kafka.tls.existingSecret }}
+{{- $names = append $names .Values.schemaRegistry.auth.existingSecret }}
+{{- $names = append $names .Values.schemaRegistry.tls.existingSecret }}
+{{- range .Values.extraEnv }}
+{{- $names = append $names (dig "valueFrom" "secretKeyRef" "name" "" .) }}
+{{- end }}
+{{- range .Values.extraEnvFrom }}
+{{- $names = append $names (dig "secretRef" "name" "" .) }}
+{{- end }}
+{{- range .Values.extraVolumes }}
+{{- $names = append $names (dig "secret" "secretName" "" .) }}
+{{- range (dig "projected" "sources" list .) }}
+{{- $names = append $names (dig "secret" "name" "" .) }}
+{{- end }}
+{{- end }}
+{{- $names | compact | uniq | sortAlpha | toJson }}
+{{- end }}
+
+{{/*
+A checksum of the Secrets the pods use (crawl-decoder.referencedSecrets): their
+names, and their data as `helm install`/`upgrade` finds them in the cluster
+(lookup), so an upgrade after a Secret changed rolls the pods. `helm template`
+(Argo CD, Flux's dry runs) has no cluster to ask: there the names alone count.
+Empty when the pods use no Secret or rollOnSecretChange is false.
+*/}}
+{{- define "crawl-decoder.secretsChecksum" -}}
+{{- $names := include "crawl-decoder.referencedSecrets" . | fromJsonArray }}
+{{- if and .Values.rollOnSecretChange $names }}
+{{- $data := dict }}
+{{- range $name := $names }}
+{{- $_ := set $data $name (dig "data" dict (lookup "v1" "Secret" $.Release.Namespace $name)) }}
+{{- end }}
+{{- toJson $data | sha256sum }}
 {{- end }}
 {{- end }}
 
@@ -133,6 +207,9 @@ Checks no JSON schema can express: they compare two values.
 {{- end }}
 {{- if and .Values.schemaRegistry.tls.existingSecret (not (hasPrefix "https://" .Values.settings.schemaRegistryUrl)) }}
 {{- fail "schemaRegistry.tls.existingSecret is set but settings.schemaRegistryUrl is not an https:// URL" }}
+{{- end }}
+{{- if not (has .Values.workload.kind (list "Deployment" "StatefulSet")) }}
+{{- fail (printf "workload.kind is %q: Deployment or StatefulSet" .Values.workload.kind) }}
 {{- end }}
 {{- if and .Values.replay.enabled (not .Values.replay.runId) }}
 {{- fail "replay.enabled needs replay.runId: a short name of this replay run (e.g. 2027-03-31-sjis). The Job is named after it, so an upgrade with the same runId leaves the finished Job alone and a new runId starts a new run" }}
