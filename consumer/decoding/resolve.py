@@ -140,7 +140,7 @@ def resolve(response: Response, lazy_text: bool = False) -> Decoded:
     )
     if decoded is not None:
         return decoded
-    if _damaged_utf8(response.payload):
+    if damaged_utf8(response.payload):
         trial.note("body is mostly well-formed UTF-8 with errors: not guessing another encoding")
         return trial.with_replacements()
     return (
@@ -254,7 +254,7 @@ def _fallback_override(response: Response, declaration: Candidate | None, trial:
     return Candidate("override", override.encoding)
 
 
-def _damaged_utf8(payload: bytes) -> bool:
+def damaged_utf8(payload: bytes) -> bool:
     """Whether *payload*, not valid UTF-8, is mostly well-formed multi-byte UTF-8 with a few errors."""
     text, errors = decode_bytes("UTF-8", payload)
     multibyte = len(text) - errors - len(text.encode("ascii", "ignore"))
