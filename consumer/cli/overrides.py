@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import itertools
 import json
 import os
 import re
@@ -154,7 +155,8 @@ def _register_suggest(commands) -> None:
     suggest.add_argument("--since", type=_time_arg, metavar="ISO",
                          help="only records whose landing timestamp >= ISO (as replay --since)")
     suggest.add_argument("--max-records", type=_positive, metavar="N",
-                         help="read at most N records, from the newest N offsets of each partition")
+                         help="stop after N selected records, oldest first (as replay --max; start later with"
+                         " --since)")
     suggest.add_argument("--host", type=_host_arg, action="append", default=[], metavar="PATTERN",
                          help="only this host: exact, or *.suffix for sub-domains (repeatable)")
     suggest.add_argument("--min-share", type=_share, default=DEFAULT_MIN_SHARE, metavar="S",
@@ -194,7 +196,8 @@ def run_suggest(args: argparse.Namespace) -> int:
             print(f"{args.write}: not written, the result would not be valid:\n{exc}", file=sys.stderr)
             return 1
     if args.json:
-        print(json.dumps({"hosts": [s.as_dict() for s in suggestions], "skipped": dict(collected.skipped),
+        print(json.dumps({"read": len(records), "hosts": [s.as_dict() for s in suggestions],
+                          "skipped": dict(collected.skipped),
                           "written": str(args.write) if written is not None else None}, ensure_ascii=False))
     else:
         print(format_suggestions(suggestions, collected))
@@ -213,9 +216,10 @@ def _quarantine_window(args: argparse.Namespace, settings: Settings) -> list[dic
 
     selection = Selection(hosts=tuple(args.host), since_ms=args.since)
     found = window_records(KafkaConnection.from_env(), settings.quarantine_topic,
-                           build_serde(settings).deserialize_quarantine, since_ms=args.since,
-                           max_records=args.max_records)
-    return [r for _, r, _ in found if r is not None and selection.selects(r, r.get("raw"), 0, 0)]
+                           build_serde(settings).deserialize_quarantine, since_ms=args.since)
+    selected = (r for _, r, _ in found if r is not None and selection.selects(r, r.get("raw"), 0, 0))
+    with contextlib.closing(found):  # stopping early closes the reader's consumer
+        return list(itertools.islice(selected, args.max_records))
 
 
 def _time_arg(text: str) -> int:

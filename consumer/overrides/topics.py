@@ -71,16 +71,14 @@ def window_records(
     deserialize: Callable[[bytes], dict],
     *,
     since_ms: int | None = None,
-    max_records: int | None = None,
     idle_timeout: float = 30.0,
 ) -> Iterator[tuple[bytes | None, dict | None, bytes]]:
     """Yield (key, record or None when unreadable, value) from *topic* up to its end as of the call.
 
     Each partition is read from the first record written at or after *since_ms*
-    (the message timestamp, by ``offsets_for_times``), else from its start; with
-    *max_records*, from no earlier than that many offsets before its end, and
-    reading stops after that many records.  read_committed, under a throwaway
-    group that never commits.  A partition that delivers nothing for
+    (the message timestamp, by ``offsets_for_times``), else from its start; a
+    caller that wants fewer stops iterating (the consumer is closed then).
+    read_committed, under a throwaway group that never commits.  A partition that delivers nothing for
     *idle_timeout* seconds before its end raises ``TimeoutError``: a silent
     partial read would make a thin sample look like the whole.
     """
@@ -88,13 +86,13 @@ def window_records(
         connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}
     )
     try:
-        targets = _window(consumer, topic, since_ms, max_records, idle_timeout)
+        targets = _window(consumer, topic, since_ms, idle_timeout)
         remaining = {p: end for p, (start, end) in targets.items() if end > start}
         if not remaining:
             return
         consumer.assign([TopicPartition(topic, p, targets[p][0]) for p in remaining])
-        read, last_seen = 0, time.monotonic()
-        while remaining and (max_records is None or read < max_records):
+        last_seen = time.monotonic()
+        while remaining:
             message = consumer.poll(0.5)
             if message is None:
                 if time.monotonic() - last_seen > idle_timeout:
@@ -116,14 +114,12 @@ def window_records(
                 record = deserialize(message.value())
             except Exception:  # noqa: BLE001 - a record we cannot read is still worth counting
                 record = None
-            read += 1
             yield message.key(), record, message.value()
     finally:
         consumer.close()
 
 
-def _window(consumer, topic: str, since_ms: int | None, max_records: int | None,
-            timeout: float) -> dict[int, tuple[int, int]]:
+def _window(consumer, topic: str, since_ms: int | None, timeout: float) -> dict[int, tuple[int, int]]:
     """Per partition, [start, end) to read: end is the high watermark now."""
     metadata = consumer.list_topics(topic, timeout=timeout)
     partitions = sorted(metadata.topics[topic].partitions) if topic in metadata.topics else []
@@ -136,7 +132,5 @@ def _window(consumer, topic: str, since_ms: int | None, max_records: int | None,
         low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=timeout, cached=False)
         start = starts.get(partition, low)
         start = high if start < 0 else max(low, start)  # -1: no record that recent
-        if max_records is not None:
-            start = max(start, high - max_records)
         targets[partition] = (start, high)
     return targets
