@@ -28,6 +28,7 @@ from consumer.cli import main
 from consumer.decoding import decode
 from consumer.kafka import ensure_topics, make_admin, make_consumer, make_producer
 from consumer.overrides import load_overrides
+from consumer.overrides.topics import window_records
 from consumer.serialization.avro import AvroSerializer
 from consumer.settings import Settings
 
@@ -222,3 +223,44 @@ def test_write_needs_an_owner_or_a_ticket(suggest, tmp_path):
     status, _, err = suggest("--write", str(target))
     assert status == 2 and "--owner or --ticket" in err
     assert not target.exists()
+
+
+# -- the reader: read_committed, to the end as of its start -------------------------------------------------
+
+
+def test_the_reader_stops_at_the_end_seen_at_its_start(kafka_connection, topic_factory):
+    topic = topic_factory(partitions=2)
+    producer = make_producer(kafka_connection)
+    for i in range(6):
+        producer.produce(topic, f"before {i}".encode(), partition=i % 2)
+    assert producer.flush(30) == 0
+    found = window_records(kafka_connection, topic, lambda value: {"value": value})
+    first = next(found)
+    for i in range(4):  # written while it reads: not this read's
+        producer.produce(topic, f"after {i}".encode(), partition=i % 2)
+    assert producer.flush(30) == 0
+    values = [first[1]["value"]] + [record["value"] for _, record, _ in found]
+    assert sorted(values) == [f"before {i}".encode() for i in range(6)]
+
+
+def test_the_reader_skips_aborted_transactions(kafka_connection, topic_factory):
+    topic = topic_factory()
+    producer = make_producer(kafka_connection, transactional_id=f"test-tx-{uuid.uuid4().hex}")
+    producer.init_transactions(30)
+    for outcome in ("aborted", "committed"):
+        producer.begin_transaction()
+        producer.produce(topic, outcome.encode())
+        producer.flush(30)
+        (producer.abort_transaction if outcome == "aborted" else producer.commit_transaction)(30)
+    values = [record["value"] for _, record, _ in window_records(kafka_connection, topic, lambda v: {"value": v})]
+    assert values == [b"committed"]
+
+
+def test_the_reader_starts_at_since(kafka_connection, topic_factory):
+    topic = topic_factory()
+    producer = make_producer(kafka_connection)
+    for stamp in (OLD, NEW):
+        producer.produce(topic, str(stamp).encode(), timestamp=stamp)
+    assert producer.flush(30) == 0
+    found = window_records(kafka_connection, topic, lambda v: {"value": v}, since_ms=NEW - 1)
+    assert [record["value"] for _, record, _ in found] == [str(NEW).encode()]
