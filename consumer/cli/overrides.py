@@ -139,7 +139,7 @@ the entries:
   empty owner, which the file refuses until someone fills it; --write needs one.
 
 exit status:
-  0 done (with or without suggestions); 1 Kafka could not be read to the end,
+  0 done (with or without suggestions); 1 the quarantine topic is missing or could not be read to its end,
   or --write refused (the file unchanged); 2 usage error."""
 
 
@@ -181,7 +181,7 @@ def run_suggest(args: argparse.Namespace) -> int:
     settings = _processor_settings(args)
     try:
         records = _quarantine_window(args, settings)
-    except (TimeoutError, KafkaException) as exc:
+    except (TimeoutError, LookupError, KafkaException) as exc:
         print(f"cannot read the quarantine topic {settings.quarantine_topic!r}: {exc}", file=sys.stderr)
         return 1
     collected = collect(records, settings.max_body_bytes)

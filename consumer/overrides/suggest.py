@@ -231,7 +231,8 @@ def entry(host: str, chosen: Trial, declared: tuple[str, ...], today: dt.date, o
     has neither, and the loader refuses it until someone says who answers for it."""
     said = f"declared {', '.join(declared)}" if declared else "declared nothing"
     reason = (f"{chosen.clean} of {chosen.records} quarantined records of this host decode cleanly as "
-              f"{chosen.encoding} (they {said}); suggested by 'crawl-decoder overrides suggest' on {today.isoformat()}")
+              f"{chosen.encoding}, the detector's first choice for {chosen.votes} (they {said}); suggested by "
+              f"'crawl-decoder overrides suggest' on {today.isoformat()}")
     found = {
         "host": host,
         "encoding": chosen.encoding,

@@ -80,7 +80,8 @@ def window_records(
     caller that wants fewer stops iterating (the consumer is closed then).
     read_committed, under a throwaway group that never commits.  A partition that delivers nothing for
     *idle_timeout* seconds before its end raises ``TimeoutError``: a silent
-    partial read would make a thin sample look like the whole.
+    partial read would make a thin sample look like the whole.  A topic that does not exist raises
+    ``LookupError``.
     """
     consumer = make_consumer(
         connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}
@@ -121,8 +122,10 @@ def window_records(
 
 def _window(consumer, topic: str, since_ms: int | None, timeout: float) -> dict[int, tuple[int, int]]:
     """Per partition, [start, end) to read: end is the high watermark now."""
-    metadata = consumer.list_topics(topic, timeout=timeout)
-    partitions = sorted(metadata.topics[topic].partitions) if topic in metadata.topics else []
+    found = consumer.list_topics(topic, timeout=timeout).topics.get(topic)
+    if found is None or found.error is not None or not found.partitions:
+        raise LookupError(f"topic {topic!r} does not exist")
+    partitions = sorted(found.partitions)
     starts = {}
     if since_ms is not None and partitions:
         found = consumer.offsets_for_times([TopicPartition(topic, p, since_ms) for p in partitions], timeout=timeout)

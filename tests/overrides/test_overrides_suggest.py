@@ -264,3 +264,12 @@ def test_the_reader_starts_at_since(kafka_connection, topic_factory):
     assert producer.flush(30) == 0
     found = window_records(kafka_connection, topic, lambda v: {"value": v}, since_ms=NEW - 1)
     assert [record["value"] for _, record, _ in found] == [str(NEW).encode()]
+
+
+def test_a_missing_quarantine_topic_is_an_error(quarantined, kafka_bootstrap, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", kafka_bootstrap)
+    config = tmp_path / "config.yaml"
+    values = yaml.safe_load(quarantined.read_text())
+    config.write_text(yaml.safe_dump({**values, "quarantine_topic": f"test-missing-{uuid.uuid4().hex}"}))
+    assert main(["overrides", "suggest", "--config", str(config)]) == 1
+    assert "does not exist" in capsys.readouterr().err
