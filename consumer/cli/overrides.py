@@ -204,6 +204,8 @@ def run_suggest(args: argparse.Namespace) -> int:
         if written is not None:
             print(f"\n{args.write}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} appended; "
                   f"valid, {len(written)} override(s)")
+        elif args.write is not None:
+            print(f"\n{args.write}: nothing to append, left as it was")
     return 0
 
 

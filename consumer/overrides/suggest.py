@@ -129,11 +129,15 @@ def collect(records: Iterable[Mapping], max_body_bytes: int) -> Collected:
         if record.get("reason") != "lossy" or raw is None:
             found.skipped[str(record.get("reason"))] += 1
             continue
+        host = host_of(raw["url"])
+        if not host:  # no override could name it
+            found.skipped["no host in url"] += 1
+            continue
         sample = _sample(raw, max_body_bytes)
         if sample is None:
             found.skipped["content-encoding"] += 1
             continue
-        found.hosts.setdefault(host_of(raw["url"]) or "", []).append(sample)
+        found.hosts.setdefault(host, []).append(sample)
     return found
 
 

@@ -273,3 +273,11 @@ def test_a_missing_quarantine_topic_is_an_error(quarantined, kafka_bootstrap, mo
     config.write_text(yaml.safe_dump({**values, "quarantine_topic": f"test-missing-{uuid.uuid4().hex}"}))
     assert main(["overrides", "suggest", "--config", str(config)]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_write_with_nothing_to_suggest_leaves_the_file(suggest, tmp_path):
+    target = tmp_path / "overrides.yaml"
+    target.write_text("overrides: []\n")
+    status, out, _ = suggest("--write", str(target), "--owner", "crawl-quality", "--host", TRUNCATED)
+    assert status == 0 and "nothing to append" in out
+    assert target.read_text() == "overrides: []\n"
