@@ -174,7 +174,7 @@ def _suggest_host(host: str, samples: list[Sample], today: dt.date, min_share: f
     trials = tuple(_try(host, encoding, samples, votes) for encoding, votes in _candidates(samples, declared))
     chosen = next((t for t in trials if t.clean and t.share >= min_share), None)
     if chosen is None:
-        return Suggestion(host, len(samples), declared, trials, None, _why_none(trials, min_share))
+        return Suggestion(host, len(samples), declared, trials, None, _why_none(trials, samples, min_share))
     return Suggestion(host, len(samples), declared, trials, chosen, None,
                       entry(host, chosen, declared, today, owner, ticket))
 
@@ -216,7 +216,7 @@ def _visible(text: str) -> str:
     return words[:SAMPLE_CHARS] + ("…" if len(words) > SAMPLE_CHARS else "")
 
 
-def _why_none(trials: tuple[Trial, ...], min_share: float) -> str:
+def _why_none(trials: tuple[Trial, ...], samples: list[Sample], min_share: float) -> str:
     if not trials:
         return "no candidate encoding: nothing declared and nothing detected"
     best = max(trials, key=lambda t: t.clean)
@@ -226,6 +226,9 @@ def _why_none(trials: tuple[Trial, ...], min_share: float) -> str:
     if cut.truncated:
         said += (f"; under {cut.encoding} {cut.truncated} record(s) lose only their last character: truncated"
                  " bodies, which no encoding repairs")
+    damaged = sum(damaged_utf8(s.body) for s in samples)
+    if damaged:
+        said += f"; {damaged} record(s) are mostly well-formed UTF-8 with errors: damaged UTF-8, not another encoding"
     return said
 
 

@@ -87,3 +87,4 @@ def test_the_file_keeps_its_permissions(write):
     path.chmod(0o640)
     append_entries(path, [NEW])
     assert path.stat().st_mode & 0o777 == 0o640
+
