@@ -16,6 +16,10 @@ FILE defaults to ``$CRAWL_DECODER_OVERRIDES_PATH``, else ``config/overrides.yaml
   quarantine topics, decoded again without overrides: per record what would
   change (the text; only the encoding/source, same text; nothing), and the
   count of each.
+- ``suggest [--since ISO] [--max-records N] [--host H] [--write FILE]``: per
+  host of the quarantine topic's lossy records, the encoding under which (most
+  of) them decode cleanly, with the evidence and a ready entry; ``--write``
+  appends the entries to an overrides file once the result validates.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import itertools
 import json
 import os
 import re
@@ -30,6 +35,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from confluent_kafka import KafkaException
 
 from ..overrides import (
     OverrideConfig,
@@ -111,6 +118,142 @@ def register(subparsers) -> None:
     recheck.add_argument("host", metavar="HOST")
     _add_kafka(recheck)
     recheck.set_defaults(func=run_recheck)
+
+    _register_suggest(commands)
+
+
+SUGGEST_EPILOG = """\
+how it decides:
+  Reads the quarantine topic (read_committed, a throwaway group that commits
+  nothing) up to its end as of the start.  Per host, every lossy record is
+  decoded again with each candidate forced, as an override would force it:
+  what the host's pages declared and the detector's leaders.  Clean means no
+  replacement and no mojibake suspected.  Candidates are taken most plausible
+  first (the detector's votes); the first whose clean share reaches
+  --min-share is suggested, with mode force.  A host lossy under every
+  candidate (truncated bodies) gets no suggestion, and the reason.
+
+the entries:
+  reason is written from the evidence, review_by is 90 days ahead, owner or
+  ticket come from --owner/--ticket.  Without them the printed entry has an
+  empty owner, which the file refuses until someone fills it; --write needs one.
+
+exit status:
+  0 done (with or without suggestions); 1 the quarantine topic is missing or could not be read to its end,
+  or --write refused (the file unchanged); 2 usage error."""
+
+
+def _register_suggest(commands) -> None:
+    from ..overrides.suggest import DEFAULT_MIN_SHARE
+
+    suggest = commands.add_parser(
+        "suggest", help="from the quarantine topic, the override each host's lossy records need, ready to paste",
+        description="Groups the quarantine topic's lossy records by host, tries each host's candidate encodings "
+        "and suggests the one under which its records decode cleanly, with the evidence and an overrides entry.",
+        epilog=SUGGEST_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    suggest.add_argument("--config", help="processor settings file (topics; default $CRAWL_DECODER_CONFIG)")
+    suggest.add_argument("--since", type=_time_arg, metavar="ISO",
+                         help="only records whose landing timestamp >= ISO (as replay --since)")
+    suggest.add_argument("--max-records", type=_positive, metavar="N",
+                         help="stop after N selected records, oldest first (as replay --max; start later with"
+                         " --since)")
+    suggest.add_argument("--host", type=_host_arg, action="append", default=[], metavar="PATTERN",
+                         help="only this host: exact, or *.suffix for sub-domains (repeatable)")
+    suggest.add_argument("--min-share", type=_share, default=DEFAULT_MIN_SHARE, metavar="S",
+                         help=f"share of a host's records that must decode cleanly (default {DEFAULT_MIN_SHARE})")
+    suggest.add_argument("--owner", default="", help="owner of the suggested entries")
+    suggest.add_argument("--ticket", default="", help="ticket of the suggested entries")
+    suggest.add_argument("--write", metavar="FILE", type=Path,
+                         help="append the entries to this overrides file, if the result validates (atomically)")
+    suggest.add_argument("--json", action="store_true", help="one JSON document instead of text")
+    _add_today(suggest)
+    suggest.set_defaults(func=run_suggest)
+
+
+def run_suggest(args: argparse.Namespace) -> int:
+    from ..overrides.append import append_entries
+    from ..overrides.suggest import collect, format_suggestions, suggest
+
+    if args.write is not None and not (args.owner.strip() or args.ticket.strip()):
+        print("--write needs --owner or --ticket: an override says who answers for it, and a placeholder would "
+              "pass validation unnoticed", file=sys.stderr)
+        return 2
+    settings = _processor_settings(args)
+    try:
+        records = _quarantine_window(args, settings)
+    except (TimeoutError, LookupError, KafkaException) as exc:
+        print(f"cannot read the quarantine topic {settings.quarantine_topic!r}: {exc}", file=sys.stderr)
+        return 1
+    collected = collect(records, settings.max_body_bytes)
+    suggestions = suggest(collected, args.today or _utc_today(), min_share=args.min_share,
+                          owner=args.owner.strip(), ticket=args.ticket.strip())
+    entries = [s.entry for s in suggestions if s.entry is not None]
+    written = None
+    if args.write is not None and entries:
+        try:
+            written = append_entries(args.write, entries)
+        except OverridesError as exc:
+            print(f"{args.write}: not written, the result would not be valid:\n{exc}", file=sys.stderr)
+            return 1
+    if args.json:
+        print(json.dumps({"read": len(records), "hosts": [s.as_dict() for s in suggestions],
+                          "skipped": dict(collected.skipped),
+                          "written": str(args.write) if written is not None else None}, ensure_ascii=False))
+    else:
+        print(format_suggestions(suggestions, collected))
+        if written is not None:
+            print(f"\n{args.write}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} appended; "
+                  f"valid, {len(written)} override(s)")
+        elif args.write is not None:
+            print(f"\n{args.write}: nothing to append, left as it was")
+    return 0
+
+
+def _quarantine_window(args: argparse.Namespace, settings: Settings) -> list[dict]:
+    """The quarantine topic's readable records in the bounds given, filtered as replay filters."""
+    from ..kafka import KafkaConnection
+    from ..overrides.topics import window_records
+    from ..replay import Selection
+    from ..serialization.serde import build_serde
+
+    selection = Selection(hosts=tuple(args.host), since_ms=args.since)
+    found = window_records(KafkaConnection.from_env(), settings.quarantine_topic,
+                           build_serde(settings).deserialize_quarantine, since_ms=args.since)
+    selected = (r for _, r, _ in found if r is not None and selection.selects(r, r.get("raw"), 0, 0))
+    with contextlib.closing(found):  # stopping early closes the reader's consumer
+        return list(itertools.islice(selected, args.max_records))
+
+
+def _time_arg(text: str) -> int:
+    from ..replay import parse_time
+
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _host_arg(text: str) -> str:
+    from ..decoding.hosts import parse_host_pattern
+
+    try:
+        return parse_host_pattern(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a share in (0, 1]")
+    return value
 
 
 def _add_file(parser: argparse.ArgumentParser) -> None:

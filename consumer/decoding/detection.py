@@ -237,12 +237,47 @@ def _fallback(hint: str | None) -> str:
     return TLD_HINTS.get(hint, (DEFAULT_ENCODING,))[0] if hint else DEFAULT_ENCODING
 
 
+def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -> tuple[str, ...]:
+    """The detector's leading candidates for *body*, best first: those scoring within *margin* nats of the best.
+
+    ``detect`` answers with the winner alone; a tool that tries several
+    encodings on a host's pages (``overrides suggest``) asks for the runners-up
+    this close to it, the ones a few more letters could have made the winner.
+    A body without a non-ASCII byte has one candidate, ``detect``'s.  Scores of
+    candidates past the leaders skip the script-mixing penalty (upper bounds,
+    as ``_penalise_script_mixing`` says), so the list may hold one too many.
+    """
+    try:
+        start = _evidence_start(body)
+        end = start + MAX_EXAMINED
+        scored = _scored(bytes(body[start:end]), end >= len(body), tld_of(tld))
+    except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
+        return (detect(body, tld).encoding,)
+    if scored is None:
+        return (detect(body, tld).encoding,)
+    scores = scored[0]
+    best = max(scores.values())
+    return tuple(e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin)
+
+
 def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
-    first_high = _HIGH_BYTE.search(head)
-    if first_high is None:
+    scored = _scored(head, whole, hint)
+    if scored is None:
         if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP", whole) is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
+    scores, likelihoods, texts, high = scored
+    winner = max(scores, key=scores.__getitem__)
+    return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, high))
+
+
+def _scored(
+    head: bytes, whole: bool, hint: str | None
+) -> tuple[dict[str, float], dict[str, float], dict[str, str], bytes] | None:
+    """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte."""
+    first_high = _HIGH_BYTE.search(head)
+    if first_high is None:
+        return None
     window, window_whole = _window(head, first_high.start(), whole)
     high = window.translate(None, _ASCII_BYTES)
     histogram = Counter(high)
@@ -250,8 +285,7 @@ def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, tables, head[first_high.start() + len(window) :])
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
-    winner = max(scores, key=scores.__getitem__)
-    return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, high))
+    return scores, likelihoods, texts, high
 
 
 def _window(head: bytes, start: int, whole: bool) -> tuple[bytes, bool]:

@@ -121,7 +121,7 @@ def resolve(response: Response, lazy_text: bool = False) -> Decoded:
     decoded = trial.first_strict(undeclared(response, declaration, trial.note))
     if decoded is not None:
         return decoded
-    if _damaged_utf8(response.payload):
+    if damaged_utf8(response.payload):
         trial.note("body is mostly well-formed UTF-8 with errors: not guessing another encoding")
         return trial.with_replacements()
     return (
@@ -261,7 +261,7 @@ def _fallback_override(response: Response, declaration: Candidate | None, note: 
     return Candidate("override", override.encoding)
 
 
-def _damaged_utf8(payload: bytes) -> bool:
+def damaged_utf8(payload: bytes) -> bool:
     """Whether *payload*, not valid UTF-8, is mostly well-formed multi-byte UTF-8 with a few errors."""
     text, errors = decode_bytes("UTF-8", payload)
     multibyte = len(text) - errors - len(text.encode("ascii", "ignore"))

@@ -5,7 +5,8 @@
 file (a Kubernetes ConfigMap) changes; ``review`` says which entries are due or
 overdue and which still apply; ``shadow`` counts whether the normal resolution
 would agree with each override; ``report`` turns clean records into the
-``overrides report`` table.  The data model itself (``Override``,
+``overrides report`` table; ``suggest`` turns quarantined records into suggested
+entries, which ``append`` writes into a file.  The data model itself (``Override``,
 ``OverrideTable``) is ``consumer.decoding.overrides``: the pure core consults it.
 """
 

@@ -63,3 +63,77 @@ def _tail(consumer, topic: str, per_partition: int, timeout: float) -> dict[int,
         low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition, OFFSET_END), timeout=timeout)
         targets[partition] = (max(low, high - per_partition), high)
     return targets
+
+
+def window_records(
+    connection: KafkaConnection,
+    topic: str,
+    deserialize: Callable[[bytes], dict],
+    *,
+    since_ms: int | None = None,
+    idle_timeout: float = 30.0,
+) -> Iterator[tuple[bytes | None, dict | None, bytes]]:
+    """Yield (key, record or None when unreadable, value) from *topic* up to its end as of the call.
+
+    Each partition is read from the first record written at or after *since_ms*
+    (the message timestamp, by ``offsets_for_times``), else from its start; a
+    caller that wants fewer stops iterating (the consumer is closed then).
+    read_committed, under a throwaway group that never commits.  A partition that delivers nothing for
+    *idle_timeout* seconds before its end raises ``TimeoutError``: a silent
+    partial read would make a thin sample look like the whole.  A topic that does not exist raises
+    ``LookupError``.
+    """
+    consumer = make_consumer(
+        connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}
+    )
+    try:
+        targets = _window(consumer, topic, since_ms, idle_timeout)
+        remaining = {p: end for p, (start, end) in targets.items() if end > start}
+        if not remaining:
+            return
+        consumer.assign([TopicPartition(topic, p, targets[p][0]) for p in remaining])
+        last_seen = time.monotonic()
+        while remaining:
+            message = consumer.poll(0.5)
+            if message is None:
+                if time.monotonic() - last_seen > idle_timeout:
+                    raise TimeoutError(f"{topic}: nothing read for {idle_timeout:.0f} s before the end of "
+                                       f"partition(s) {sorted(remaining)}")
+                continue
+            last_seen = time.monotonic()
+            if message.error() is not None:
+                if message.error().code() == KafkaError._PARTITION_EOF:
+                    remaining.pop(message.partition(), None)
+                continue
+            end = remaining.get(message.partition())
+            if end is None or message.offset() >= end:  # written after the start: not this read's
+                remaining.pop(message.partition(), None)
+                continue
+            if message.offset() + 1 >= end:
+                remaining.pop(message.partition(), None)
+            try:
+                record = deserialize(message.value())
+            except Exception:  # noqa: BLE001 - a record we cannot read is still worth counting
+                record = None
+            yield message.key(), record, message.value()
+    finally:
+        consumer.close()
+
+
+def _window(consumer, topic: str, since_ms: int | None, timeout: float) -> dict[int, tuple[int, int]]:
+    """Per partition, [start, end) to read: end is the high watermark now."""
+    found = consumer.list_topics(topic, timeout=timeout).topics.get(topic)
+    if found is None or found.error is not None or not found.partitions:
+        raise LookupError(f"topic {topic!r} does not exist")
+    partitions = sorted(found.partitions)
+    starts = {}
+    if since_ms is not None and partitions:
+        found = consumer.offsets_for_times([TopicPartition(topic, p, since_ms) for p in partitions], timeout=timeout)
+        starts = {tp.partition: tp.offset for tp in found}
+    targets = {}
+    for partition in partitions:
+        low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=timeout, cached=False)
+        start = starts.get(partition, low)
+        start = high if start < 0 else max(low, start)  # -1: no record that recent
+        targets[partition] = (start, high)
+    return targets

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.decoding.detection import MAX_EXAMINED, TLD_HINTS, Detection, detect
+from consumer.decoding.detection import MAX_EXAMINED, TLD_HINTS, Detection, detect, ranked
 from consumer.decoding.labels import ENCODINGS
 
 from corpus import decode, encode
@@ -204,3 +204,36 @@ def test_arbitrary_cyrillic_letters_give_a_valid_answer(text: str, encoding: str
     result = detect(encode(text, encoding) or b"", "ru")
     assert result.encoding in ENCODINGS
     assert 0.0 <= result.confidence <= 1.0
+
+
+# -- ranked: the leaders, for a caller that tries several (overrides suggest) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "encoding"), [("ja", "Shift_JIS"), ("ru", "windows-1251"), ("ru", "KOI8-R"), ("zh_cn", "GBK")]
+)
+def test_ranked_leads_with_what_detect_answers(language: str, encoding: str) -> None:
+    body = page_in(language, encoding)
+    leaders = ranked(body)
+    assert leaders[0] == detect(body).encoding == encoding
+    assert len(leaders) == len(set(leaders))
+
+
+def test_a_long_page_has_one_leader_and_a_short_title_several() -> None:
+    # A paragraph read the wrong way loses by hundreds of nats; two letters by a few.
+    assert ranked(page_in("ja", "Shift_JIS")) == ("Shift_JIS",)
+    short = "<title>仙台</title>".encode("shift_jis")
+    assert ranked(short)[0] == "Shift_JIS" and len(ranked(short)) > 1
+    assert len(ranked(short, margin=0.0)) < len(ranked(short))
+
+
+def test_ranked_of_an_ascii_body_is_detects_answer() -> None:
+    assert ranked(b"<p>plain</p>", "jp") == (detect(b"<p>plain</p>", "jp").encoding,) == ("Shift_JIS",)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=st.binary(max_size=2048), tld=st.none() | st.text(max_size=12))
+def test_ranked_never_raises_and_names_whatwg_encodings(body: bytes, tld: str | None) -> None:
+    leaders = ranked(body, tld)
+    assert leaders and set(leaders) <= set(ENCODINGS)
+    assert leaders[0] == detect(body, tld).encoding
