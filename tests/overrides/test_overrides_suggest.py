@@ -41,7 +41,7 @@ NEW = int(dt.datetime(2026, 12, 4, tzinfo=dt.UTC).timestamp() * 1000)
 TODAY = "2026-12-05"
 
 SHIFT_JIS_TITLES = "仙台 新宿 本 駅 山 空 地図 札幌 渋谷".split()
-CYRILLIC_TITLES = "Лес Шум Жук Чек Вид".split()
+CYRILLIC_TITLES = "Лес Юг Ель Хлеб Вид".split()
 JAPANESE = "東京都の天気予報です。今日は晴れのち曇り、明日は雨が降るでしょう。"
 
 
