@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from .attempt import strictly, with_replacements
 from .bom import sniff_bom
-from .codecs import decode_bytes
+from .codecs import utf8
 from .decoded import Decoded, Source, binary_decoded
 from .detection import detect
 from .hosts import host_of, tld_of
@@ -256,9 +256,8 @@ def _fallback_override(response: Response, declaration: Candidate | None, trial:
 
 def _damaged_utf8(payload: bytes) -> bool:
     """Whether *payload*, not valid UTF-8, is mostly well-formed multi-byte UTF-8 with a few errors."""
-    text, errors = decode_bytes("UTF-8", payload)
-    multibyte = len(text) - errors - len(text.encode("ascii", "ignore"))
-    return multibyte > errors
+    sequences, errors = utf8.counts(payload)
+    return sequences > errors
 
 
 def _detection(response: Response, declaration: Candidate | None, trial: _Trial) -> Candidate | None:
