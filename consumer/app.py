@@ -17,6 +17,7 @@ from confluent_kafka import Message
 
 from .decoding import OverrideTable, media_family, prescan
 from .decoding.codecs import multibyte as multibyte_codecs
+from .decoding.codecs import single_byte as single_byte_codecs
 from .decoding.codecs import utf8 as utf8_codec
 from .decoding.codecs import utf16 as utf16_codec
 from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
@@ -132,6 +133,9 @@ class App:
             utf8_check_compiled=utf8_codec.COMPILED,
             cjk_decoders_compiled=multibyte_codecs.COMPILED,
             utf16_compiled=utf16_codec.COMPILED,
+            single_byte_compiled=single_byte_codecs.COMPILED,
+            utf16_errors_compiled=utf16_codec.ERRORS_COMPILED,
+            utf8_counts_compiled=utf8_codec.COUNTS_COMPILED,
         )
         self.log.info(
             "processor starting",

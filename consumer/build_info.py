@@ -13,15 +13,18 @@ import confluent_kafka
 
 from . import __version__
 from .decoding import prescan
-from .decoding.codecs import multibyte, utf8, utf16
+from .decoding.codecs import multibyte, single_byte, utf8, utf16
 
 #: Each optional C extension by the short name the metric and --version give it, with whether it loaded
 #: (without a compiler the readable decoders run instead: same answers, slower).
 COMPILED_EXTENSIONS = {
     "prescan": lambda: prescan.COMPILED,
     "utf8": lambda: utf8.COMPILED,
+    "utf8_counts": lambda: utf8.COUNTS_COMPILED,
     "cjk": lambda: multibyte.COMPILED,
+    "single_byte": lambda: single_byte.COMPILED,
     "utf16": lambda: utf16.COMPILED,
+    "utf16_errors": lambda: utf16.ERRORS_COMPILED,
 }
 
 

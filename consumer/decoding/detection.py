@@ -266,14 +266,14 @@ def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
         if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP", whole) is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
-    scores, likelihoods, texts, high = scored
+    scores, likelihoods, texts, histogram = scored
     winner = max(scores, key=scores.__getitem__)
-    return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, high))
+    return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, histogram))
 
 
 def _scored(
     head: bytes, whole: bool, hint: str | None
-) -> tuple[dict[str, float], dict[str, float], dict[str, str], bytes] | None:
+) -> tuple[dict[str, float], dict[str, float], dict[str, str], Counter[int]] | None:
     """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte."""
     first_high = _HIGH_BYTE.search(head)
     if first_high is None:
@@ -285,7 +285,7 @@ def _scored(
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, tables, head[first_high.start() + len(window) :])
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
-    return scores, likelihoods, texts, high
+    return scores, likelihoods, texts, histogram
 
 
 def _window(head: bytes, start: int, whole: bool) -> tuple[bytes, bool]:
@@ -410,17 +410,21 @@ def _text_likelihood(characters: Counter[str], language: str) -> float:
     return total
 
 
-def _confidence(winner: str, scores: dict[str, float], likelihood: float, texts: dict[str, str], high: bytes) -> float:
-    """Softmax share of the candidates decoding like the winner, times the winner's plausibility."""
+def _confidence(
+    winner: str, scores: dict[str, float], likelihood: float, texts: dict[str, str], histogram: Counter[int]
+) -> float:
+    """Softmax share of the candidates decoding like the winner, times the winner's plausibility.
+
+    *histogram* counts the window's high bytes (the window's histogram, not a second pass over them)."""
     best = scores[winner]
-    present = sorted(set(high))
+    present = sorted(histogram)
     share = total = 0.0
     for encoding, score in scores.items():
         weight = math.exp(max(score - best, -50.0))
         total += weight
         if weight > 1e-6 and (encoding == winner or _decodes_alike(winner, encoding, texts, present)):
             share += weight
-    high_bytes = max(1, len(high))
+    high_bytes = max(1, histogram.total())
     # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
     # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
     per_byte = likelihood / high_bytes

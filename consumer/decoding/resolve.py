@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from .attempt import strictly, utf8, with_replacements
-from .codecs import decode_bytes
+from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .decoded import Decoded, Source, binary_decoded
 from .detection import DEFAULT_ENCODING, detect
@@ -263,9 +263,8 @@ def _fallback_override(response: Response, declaration: Candidate | None, note: 
 
 def damaged_utf8(payload: bytes) -> bool:
     """Whether *payload*, not valid UTF-8, is mostly well-formed multi-byte UTF-8 with a few errors."""
-    text, errors = decode_bytes("UTF-8", payload)
-    multibyte = len(text) - errors - len(text.encode("ascii", "ignore"))
-    return multibyte > errors
+    sequences, errors = utf8_codec.counts(payload)
+    return sequences > errors
 
 
 def _detection(response: Response, declaration: Candidate | None, note: Note) -> Candidate | None:

@@ -6,8 +6,8 @@ with error mode "fatal", returning None instead of raising.  Both take a
 WHATWG encoding name (``SUPPORTED``); an unknown name is a programming error
 (KeyError), while bad bytes never raise.
 
-Which code runs: single-byte encodings run through
-``codecs.charmap_decode`` with tables built from the standard's indexes; UTF-8
+Which code runs: single-byte encodings run through a compiled table decoder
+(``single_byte.COMPILED``; else ``codecs.charmap_decode``) over the standard's indexes; UTF-8
 and UTF-16 through Python's codecs, which match the standard (checked by
 tests); the CJK encodings through table-driven C decoders over the standard's
 indexes where their extension was built, else through the readable
@@ -28,13 +28,6 @@ Lossy = Callable[[bytes], "tuple[str, int]"]
 Strict = Callable[[bytes], "str | None"]
 
 
-def _single_byte(table: str) -> tuple[Lossy, Strict]:
-    return (
-        lambda data: single_byte.decode(table, data),
-        lambda data: single_byte.decode_strict(table, data),
-    )
-
-
 def _utf16(codec: str) -> tuple[Lossy, Strict]:
     return (
         lambda data: utf16.decode(codec, data),
@@ -44,7 +37,7 @@ def _utf16(codec: str) -> tuple[Lossy, Strict]:
 
 def _decoders() -> dict[str, tuple[Lossy, Strict]]:
     table: dict[str, tuple[Lossy, Strict]] = {
-        name: _single_byte(chars) for name, chars in single_byte.TABLES.items()
+        name: single_byte.decoders(name) for name in single_byte.TABLES
     }
     table["UTF-8"] = (utf8.decode, utf8.decode_strict)
     table.update({name: _utf16(cpython.DECODERS[name]) for name in ("UTF-16LE", "UTF-16BE")})

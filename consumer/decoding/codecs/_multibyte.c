@@ -25,8 +25,11 @@
  * nothing (escape start and escape prepending) move to a state that consumes the byte next, so a
  * byte is read at most three times.  Output is one UCS-2 buffer of at most input length + 4 code
  * units (no step emits more characters than it consumes bytes, but for one error at the end of
- * ISO-2022-JP input), widened once to UCS-4 when Big5 or gb18030 meets a supplementary code point,
- * then copied once into a str of the smallest kind.  The GIL is released while decoding inputs of
+ * ISO-2022-JP input), copied once into a str of the smallest kind.  When Big5 or gb18030 meets a
+ * supplementary code point, the UCS-2 str is freed and the input decoded again from its start
+ * straight into a UCS-4 str, shrunk in place at the end: never two copies of the text alive, so
+ * memory peaks at 4 bytes a character (widening in place had held the UCS-2 str, a UCS-4 scratch
+ * and the final str together, 10x the input; bench/memory.py).  The GIL is released while decoding inputs of
  * 64 KiB and more (the processor's commit thread runs meanwhile); below that, releasing and taking
  * it back costs more than it frees.
  */
@@ -183,28 +186,16 @@ static PyObject *configure(PyObject *module, PyObject *args)
  * lead byte or ESC that emitted nothing), so input length + 4 is never reached: ISO-2022-JP, whose
  * argument is the least obvious, checks it anyway and fails safe. */
 typedef struct {
-    Py_UCS2 *u2; /* the str's buffer, until widened */
-    Py_UCS4 *u4; /* non-NULL once widened */
+    Py_UCS2 *u2; /* the UCS-2 str's buffer, or NULL */
+    Py_UCS4 *u4; /* the UCS-4 str's buffer (a decode begun again, see WIDER), or NULL */
     Py_ssize_t capacity;
     Py_ssize_t length;
     Py_UCS4 bits;
     Py_ssize_t errors;
 } Sink;
 
-enum { DONE = 0, FAILED = 1, NO_MEMORY = -1, OVERFLOW = -2 };
-
-/* Copies the first *length* code units to a UCS-4 buffer of the same capacity. */
-static int widen(Sink *s, Py_ssize_t length)
-{
-    Py_UCS4 *u4 = PyMem_RawMalloc(s->capacity * sizeof(Py_UCS4));
-    if (u4 == NULL)
-        return NO_MEMORY;
-    for (Py_ssize_t k = 0; k < length; k++)
-        u4[k] = s->u2[k];
-    s->u2 = NULL;
-    s->u4 = u4;
-    return DONE;
-}
+/* WIDER: a supplementary code point met while writing UCS-2; run() decodes again into UCS-4. */
+enum { DONE = 0, FAILED = 1, WIDER = 2, NO_MEMORY = -1, OVERFLOW = -2 };
 
 /* Copies a run of ASCII bytes: 8 bytes a test, the widening loop is vectorised by the compiler. */
 #define ASCII_WORD 0x8080808080808080ULL
@@ -394,7 +385,8 @@ static int decode_euc_kr(const unsigned char *in, Py_ssize_t n, int fatal, Sink 
 }
 
 /* -- Big5 and gb18030: code points beyond the BMP ------------------------------------------------
- * These two write through PUT, which widens the sink on the first supplementary code point. */
+ * These two write through PUT, which gives up (WIDER) on the first supplementary code point met
+ * while writing UCS-2. */
 #define PUT(cp)                                                                                      \
     do {                                                                                             \
         Py_UCS4 c_ = (cp);                                                                           \
@@ -404,11 +396,7 @@ static int decode_euc_kr(const unsigned char *in, Py_ssize_t n, int fatal, Sink 
         } else if (c_ <= 0xFFFF) {                                                                   \
             u2[o++] = (Py_UCS2)c_;                                                                   \
         } else {                                                                                     \
-            if (widen(s, o) < 0)                                                                     \
-                return NO_MEMORY;                                                                    \
-            u2 = NULL;                                                                               \
-            u4 = s->u4;                                                                              \
-            u4[o++] = c_;                                                                            \
+            return WIDER;                                                                            \
         }                                                                                            \
     } while (0)
 
@@ -754,7 +742,10 @@ static PyObject *to_str(PyObject *text, const Sink *s)
     Py_ssize_t n = s->length;
     PyObject *narrow;
     if (s->u4 != NULL) {
-        narrow = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s->u4, n);
+        /* A supplementary code point is there: UCS-4 is the right kind; shrinking keeps one copy. */
+        if (PyUnicode_Resize(&text, n) < 0)
+            return NULL; /* text was released */
+        return text;
     } else if (s->bits < 0x100) {
         narrow = PyUnicode_New(n, s->bits < 0x80 ? 0x7F : 0xFF);
         if (narrow != NULL) {
@@ -770,6 +761,20 @@ static PyObject *to_str(PyObject *text, const Sink *s)
     }
     Py_DECREF(text);
     return narrow;
+}
+
+/* The decoder's run, without the GIL from RELEASE_GIL_FROM bytes: nobody else holds the str yet. */
+static int decode_unlocked(Decoder decoder, const unsigned char *in, Py_ssize_t n, int fatal, Sink *sink)
+{
+    int status;
+    if (n >= RELEASE_GIL_FROM) {
+        Py_BEGIN_ALLOW_THREADS
+        status = decoder(in, n, fatal, sink);
+        Py_END_ALLOW_THREADS
+    } else {
+        status = decoder(in, n, fatal, sink);
+    }
+    return status;
 }
 
 static PyObject *run(PyObject *const *args, Py_ssize_t nargs, Decoder decoder, int iso_2022_jp)
@@ -810,13 +815,17 @@ static PyObject *run(PyObject *const *args, Py_ssize_t nargs, Decoder decoder, i
         return NULL;
     }
     sink.u2 = PyUnicode_2BYTE_DATA(text);
-    int status;
-    if (n >= RELEASE_GIL_FROM) {
-        Py_BEGIN_ALLOW_THREADS
-        status = decoder(in, n, fatal, &sink);
-        Py_END_ALLOW_THREADS
-    } else {
-        status = decoder(in, n, fatal, &sink);
+    int status = decode_unlocked(decoder, in, n, fatal, &sink);
+    if (status == WIDER) {
+        /* Free the UCS-2 str before the UCS-4 one exists, and decode again from the start. */
+        Py_DECREF(text);
+        text = PyUnicode_New(sink.capacity, 0x10FFFF);
+        if (text == NULL) {
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+        sink = (Sink){.u4 = PyUnicode_4BYTE_DATA(text), .capacity = sink.capacity};
+        status = decode_unlocked(decoder, in, n, fatal, &sink);
     }
     PyBuffer_Release(&view);
     PyObject *result = NULL;
@@ -833,7 +842,6 @@ static PyObject *run(PyObject *const *args, Py_ssize_t nargs, Decoder decoder, i
         else
             PyErr_SetString(PyExc_SystemError, "_multibyte: output bound exceeded (a bug: please report the input)");
     }
-    PyMem_RawFree(sink.u4);
     return result;
 }
 

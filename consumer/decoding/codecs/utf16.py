@@ -9,7 +9,10 @@ decoded afresh), and one U+FFFD for an odd trailing byte, the same single one
 when that byte follows a pending lead surrogate.  tests/decoding/codecs checks
 this against a literal transcription of the standard's algorithm.  Input of
 even length without surrogate code units, the usual page, takes a compiled
-shortcut first (``decode_bmp``, below).
+shortcut first (``decode_bmp``, below); the rest, surrogate pairs and errors, a compiled
+transcription of the standard's decoder (``_utf16_errors.c``) that counts the
+errors as it replaces them, where Python's codec calls an error handler per
+lone surrogate.  Without the extensions, Python's codec decodes everything.
 """
 
 from __future__ import annotations
@@ -29,12 +32,29 @@ except ImportError:  # installed without a C compiler
 
     COMPILED = False
 
+try:
+    from ._utf16_errors import decode as _decode_whole
+
+    #: Whether the compiled decoder of surrogates and errors runs (else Python's codec decodes them).
+    ERRORS_COMPILED = True
+except ImportError:  # installed without a C compiler
+    ERRORS_COMPILED = False
+
 
 def decode(codec: str, data: bytes) -> tuple[str, int]:
     """Decode *data* with Python *codec*, counting the U+FFFD it introduced."""
     text = decode_bmp(data, codec == "utf-16-be")
     if text is not None:
         return text, 0
+    if ERRORS_COMPILED:
+        whole = _decode_whole(data, codec == "utf-16-be", False)
+        assert whole is not None  # not fatal: never None
+        return whole
+    return reference_decode(codec, data)
+
+
+def reference_decode(codec: str, data: bytes) -> tuple[str, int]:
+    """``decode`` by Python's codec alone: what runs without the extensions, and the reference."""
     text = data.decode(codec, "replace")
     if "\ufffd" not in text:
         return text, 0
@@ -50,6 +70,9 @@ def decode_strict(codec: str, data: bytes) -> str | None:
     text = decode_bmp(data, codec == "utf-16-be")
     if text is not None:
         return text
+    if ERRORS_COMPILED:
+        whole = _decode_whole(data, codec == "utf-16-be", True)
+        return None if whole is None else whole[0]
     try:
         return data.decode(codec)
     except UnicodeDecodeError:

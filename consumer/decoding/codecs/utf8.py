@@ -48,3 +48,26 @@ try:
 except ImportError:  # installed without a C compiler
     is_valid = _is_valid_by_decoding
     COMPILED = False
+
+
+def reference_counts(data: bytes) -> tuple[int, int]:
+    """``counts`` by decoding: what runs without the extension, and the reference."""
+    text, errors = decode(data)
+    # Every ASCII byte decodes to itself (one after a lead byte is read again), so the characters
+    # left are the multi-byte sequences.
+    return len(text) - errors - len(text.encode("ascii", "ignore")), errors
+
+
+# counts(data) -> (sequences, errors): how *data* reads as UTF-8, the well-formed multi-byte
+# sequences and the U+FFFD ``decode`` would introduce, without building the text.  Resolution asks
+# it of bodies that are not valid UTF-8, where decoding calls CPython's error handler per bad byte;
+# _utf8_count.c counts in one pass.
+try:
+    from ._utf8_count import count as _compiled_counts
+
+    counts = _compiled_counts
+    #: Whether the compiled counter runs (else ``counts`` decodes, with the same answers, slower).
+    COUNTS_COMPILED = True
+except ImportError:  # installed without a C compiler
+    counts = reference_counts
+    COUNTS_COMPILED = False

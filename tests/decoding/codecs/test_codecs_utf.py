@@ -110,3 +110,27 @@ def test_utf16_compiled_wherever_a_compiler_is() -> None:
     if not compiler or shutil.which(compiler[0]) is None:
         pytest.skip("no C compiler here: Python's codec decodes all UTF-16")
     assert utf16.COMPILED
+    assert utf16.ERRORS_COMPILED
+
+
+@pytest.mark.skipif(not utf16.ERRORS_COMPILED, reason="the _utf16_errors extension was not built")
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0x00, 0x41, 0xD8, 0xDB, 0xDC, 0xDF, 0xFD, 0xFF, 0x3D, 0xDE]), max_size=40))
+def test_utf16_compiled_errors_path_equals_pythons_codec(byte_list: list[int]) -> None:
+    """The compiled decoder of surrogates and errors gives the answer of Python's codec, which runs
+    without a compiler (both checked against the standard above)."""
+    data = bytes(byte_list)
+    for codec in ("utf-16-le", "utf-16-be"):
+        assert utf16.decode(codec, data) == utf16.reference_decode(codec, data)
+
+
+@pytest.mark.parametrize("encoding", ["UTF-16LE", "UTF-16BE"])
+def test_utf16_long_inputs_with_pairs_and_lone_surrogates(encoding: str) -> None:
+    """Longer than 64 KiB (decoded without the GIL): astral text, and text full of lone surrogates."""
+    big_endian = encoding == "UTF-16BE"
+    order = "big" if big_endian else "little"
+    lone = b"".join(unit.to_bytes(2, order) for unit in (0x41, 0xD800, 0x42, 0xDC00, 0xD83D, 0xDE00, 0xDBFF))
+    for data in ("a😀é".encode(encoding) * 20000, lone * 10000, lone * 10000 + b"\x41"):
+        expected = spec_utf16_decode(data, big_endian)
+        assert decode_bytes(encoding, data) == expected
+        assert decode_strict(encoding, data) == (expected[0] if expected[1] == 0 else None)

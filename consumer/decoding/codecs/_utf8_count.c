@@ -1,0 +1,130 @@
+/* How a body that is not valid UTF-8 reads as UTF-8: the Encoding Standard's UTF-8 decoder
+ * (https://encoding.spec.whatwg.org/#utf-8-decoder) run for its counts only, no text built.
+ *
+ * count(data) -> (sequences, errors)
+ *     sequences  the well-formed multi-byte sequences (each one non-ASCII code point)
+ *     errors     the U+FFFD the decoder in error mode "replacement" introduces
+ *
+ * Why: resolution asks whether an undeclared body is damaged UTF-8 (mostly well-formed multi-byte
+ * sequences, a few errors) before detection.  Decoding it to answer calls CPython's error handler
+ * per malformed byte, and a legacy page is one malformed byte after another: that question cost as
+ * much as detection itself.  Here one pass over a transition table, ASCII eight bytes a step, linear in the input.
+ * utf8.py keeps the decoding answer as the reference; tests/decoding/codecs/test_utf8_count.py
+ * checks the two agree.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define RELEASE_GIL_FROM 65536
+#define HIGH_BITS 0x8080808080808080ULL
+
+/* The standard's decoder as a table, so that no byte costs a branch (legacy pages are high bytes
+ * in no predictable order).  States: 0 start; 1 one continuation byte needed; 2 two; 3 two after
+ * E0 (the next A0..BF); 4 two after ED (80..9F); 5 three; 6 three after F0 (90..BF); 7 three after
+ * F4 (80..8F).  An entry is the next state | errors added << 3 | sequences completed << 5; a byte
+ * out of its state's bounds is an error and is read again from state 0 ("prepend"), which the
+ * entry includes (a second error when that byte cannot start a sequence either). */
+static uint8_t step[8][256];
+
+static unsigned start_entry(unsigned b)
+{
+    if (b < 0x80)
+        return 0;
+    if (b >= 0xC2 && b <= 0xDF)
+        return 1;
+    if (b == 0xE0)
+        return 3;
+    if (b == 0xED)
+        return 4;
+    if (b >= 0xE1 && b <= 0xEF)
+        return 2;
+    if (b == 0xF0)
+        return 6;
+    if (b == 0xF4)
+        return 7;
+    if (b >= 0xF1 && b <= 0xF3)
+        return 5;
+    return 1u << 3; /* 80..C1, F5..FF: an error, back at the start */
+}
+
+static void build_steps(void)
+{
+    /* state -> (bounds of the next byte, the state after it: 0 means a sequence completes) */
+    static const struct { unsigned lower, upper, next; } need[8] = {
+        {0, 0, 0}, {0x80, 0xBF, 0}, {0x80, 0xBF, 1}, {0xA0, 0xBF, 1},
+        {0x80, 0x9F, 1}, {0x80, 0xBF, 2}, {0x90, 0xBF, 2}, {0x80, 0x8F, 2},
+    };
+    for (unsigned b = 0; b < 256; b++) {
+        step[0][b] = (uint8_t)start_entry(b);
+        for (unsigned state = 1; state < 8; state++) {
+            if (b >= need[state].lower && b <= need[state].upper)
+                step[state][b] = (uint8_t)(need[state].next | (need[state].next == 0 ? 1u << 5 : 0));
+            else
+                step[state][b] = (uint8_t)(start_entry(b) + (1u << 3));
+        }
+    }
+}
+
+static void count(const unsigned char *in, Py_ssize_t n, Py_ssize_t *sequences, Py_ssize_t *errors)
+{
+    Py_ssize_t good = 0, bad = 0, k = 0;
+    unsigned state = 0;
+    while (k < n) {
+        if (state == 0 && k + 8 <= n) {
+            uint64_t word;
+            memcpy(&word, in + k, 8);
+            if (!(word & HIGH_BITS)) {
+                k += 8;
+                continue;
+            }
+        }
+        Py_ssize_t stop = k + 16 < n ? k + 16 : n;
+        for (; k < stop; k++) {
+            unsigned entry = step[state][in[k]];
+            state = entry & 7;
+            bad += (entry >> 3) & 3;
+            good += entry >> 5;
+        }
+    }
+    if (state != 0)
+        bad++; /* the input ends inside a sequence */
+    *sequences = good;
+    *errors = bad;
+}
+
+static PyObject *py_count(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t sequences, errors;
+    if (view.len >= RELEASE_GIL_FROM) {
+        Py_BEGIN_ALLOW_THREADS
+        count(view.buf, view.len, &sequences, &errors);
+        Py_END_ALLOW_THREADS
+    } else {
+        count(view.buf, view.len, &sequences, &errors);
+    }
+    PyBuffer_Release(&view);
+    return Py_BuildValue("(nn)", sequences, errors);
+}
+
+static PyMethodDef methods[] = {
+    {"count", py_count, METH_O,
+     "count(data, /)\n--\n\n(well-formed multi-byte sequences, errors) of data read as UTF-8."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_utf8_count", "UTF-8's sequences and errors counted, no text built (see _utf8_count.c).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__utf8_count(void)
+{
+    build_steps();
+    return PyModule_Create(&module_def);
+}
