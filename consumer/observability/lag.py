@@ -195,6 +195,7 @@ class LagMonitor:
     def _watermarks(self, consumer: Any, partition: int) -> tuple[int, int]:
         """(log start, last stable offset) of one partition."""
         tp = TopicPartition(self.topic, partition)
+        found: tuple[int, int] | None  # the consumer is typed Any, and so would be its answer
         try:
             found = self._retrying(lambda: consumer.get_watermark_offsets(tp, timeout=self._timeout_s, cached=False))
         except KafkaException as exc:
@@ -243,5 +244,6 @@ _TRANSIENT_CODES = frozenset({
 
 def _text(exc: BaseException) -> str:
     if isinstance(exc, KafkaException) and exc.args and hasattr(exc.args[0], "str"):
-        return exc.args[0].str()
+        text: str = exc.args[0].str()
+        return text
     return str(exc) or type(exc).__name__
