@@ -18,7 +18,7 @@ class Output:
     topic: str
     key: bytes | None
     value: bytes
-    headers: list[tuple[str, bytes]] | None
+    headers: list[tuple[str, bytes | None]] | None
 
 
 @dataclass(frozen=True, slots=True)
