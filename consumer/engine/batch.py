@@ -17,7 +17,7 @@ class Output:
 
     topic: str
     key: bytes | None
-    value: bytes
+    value: bytes | None
     headers: list[tuple[str, bytes | None]] | None
 
 

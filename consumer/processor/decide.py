@@ -91,7 +91,6 @@ class Decider:
     def _output(self, message: Message, routed: Routed) -> Output:
         # Headers: a list, as in route.
         if routed.destination == CLEAN:
-            assert routed.value is not None  # _fit serialized it
             return Output(self._clean_topic, message.key(), routed.value, message.headers())  # type: ignore[arg-type]
         assert routed.record is not None  # not a skip: __call__ returned before
         value = self._serialize_quarantine(routed.record)
