@@ -116,7 +116,7 @@ def _encode(text: str, encoding: str) -> bytes:
 
 
 def recheck(
-    records: Iterable[tuple[str, Mapping[str, Any]]], matches: Callable[[str], bool], current: OverrideTable
+    records: Iterable[tuple[str, Mapping[str, Any]]], matches: Callable[[str], bool], current: OverrideTable | None
 ) -> list[Recheck]:
     """Re-run the normal resolution (no overrides) on each record of the host."""
     out = []
@@ -136,7 +136,12 @@ def recheck(
 
 
 def _compare(
-    raw: Mapping[str, Any], body: bytes | None, where: str, before: str, text_now: str | None, current: OverrideTable
+    raw: Mapping[str, Any],
+    body: bytes | None,
+    where: str,
+    before: str,
+    text_now: str | None,
+    current: OverrideTable | None,
 ) -> Recheck:
     if body is None:
         return Recheck(raw["url"], where, before, None, None, None)

@@ -40,10 +40,15 @@ def client_config(*, username: str = "", password: str = "", ca_location: str = 
 class RegistrySettings(Protocol):
     """The settings that say which registry to use and how to reach it (``consumer.settings.Settings`` has them)."""
 
-    schema_registry_url: str
-    schema_registry_username: str
-    schema_registry_password: str
-    schema_registry_ca_location: str
+    # Read-only properties: a frozen dataclass has no settable attributes, which plain members would require.
+    @property
+    def schema_registry_url(self) -> str: ...
+    @property
+    def schema_registry_username(self) -> str: ...
+    @property
+    def schema_registry_password(self) -> str: ...
+    @property
+    def schema_registry_ca_location(self) -> str: ...
 
 
 def registry_from_settings(settings: RegistrySettings) -> SchemaRegistry | None:
