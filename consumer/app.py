@@ -12,8 +12,9 @@ import gc
 import signal
 import threading
 import time
+from collections.abc import Callable
 
-from confluent_kafka import Message
+from confluent_kafka import Consumer, Message, TopicPartition
 
 from .decoding import OverrideTable, media_family, prescan
 from .decoding.codecs import multibyte as multibyte_codecs
@@ -25,10 +26,12 @@ from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.startup import wait_for_cluster
 from .observability.health import HealthServer, Heartbeat
-from .observability.host_alarms import HostAlarms, alarms_route
+from .observability.host_alarms import Alarm, HostAlarms, alarms_route
 from .observability.lag import LagMonitor
 from .observability.logging import get_logger
 from .observability.metrics import Metrics
+from .overrides.config import OverrideConfig
+from .overrides.exceptions import OverridesError
 from .overrides.reload import OverridesWatcher
 from .overrides.review import active_table, overdue
 from .overrides.shadow import ShadowStats
@@ -42,7 +45,9 @@ LIVENESS_WINDOW_S = 60.0
 
 
 class App:
-    def __init__(self, settings: Settings, connection: KafkaConnection, *, today=dt.date.today) -> None:
+    def __init__(
+        self, settings: Settings, connection: KafkaConnection, *, today: Callable[[], dt.date] = dt.date.today
+    ) -> None:
         self.settings = settings
         self.connection = connection
         self.today = today
@@ -153,7 +158,7 @@ class App:
             self.http.stop()
             self.log.info("processor stopped")
 
-    def stop(self, *_signal_args) -> None:
+    def stop(self, *_signal_args: object) -> None:
         self._stopped.set()
         self.processor.stop()
 
@@ -182,7 +187,7 @@ class App:
 
     # -- factories (called by the loop when it starts: constructors stay offline) ----------
 
-    def _consumer(self):
+    def _consumer(self) -> Consumer:
         extra = {"group.instance.id": self.settings.group_instance_id} if self.settings.group_instance_id else None
         return make_consumer(self.connection, self.settings.group_id, extra=extra)
 
@@ -207,9 +212,11 @@ class App:
         decoded = routed.decoded
         if routed.destination == SKIP:
             # Committed with its batch, written nowhere: counted, never a decode for the host alarms.
+            assert routed.reason is not None and decoded is not None and decoded.binary is not None  # _not_text's
             self.metrics.record_skip(routed.reason, media_family(decoded.binary))
             return
         if routed.destination == QUARANTINE:
+            assert routed.reason is not None and routed.record is not None  # every quarantine route has both
             self.metrics.record_quarantine(routed.reason)
             self.log.info(
                 "quarantined",
@@ -238,6 +245,7 @@ class App:
     def _observe_host(self, routed: Routed) -> None:
         lossy = routed.destination == QUARANTINE
         replacements = routed.decoded.replacements if routed.decoded else 0
+        assert routed.host is not None  # _routed observes only records with a host
         alarm = self.alarms.observe(routed.host, lossy, replacements)
         if alarm is not None:
             self.metrics.host_alarm()
@@ -269,24 +277,24 @@ class App:
             self.log.warning("override overdue for review", host=override.host, review_by=str(override.review_by))
         return active_table(config, today)
 
-    def _overrides_reloaded(self, new, old) -> None:
+    def _overrides_reloaded(self, new: OverrideConfig, old: OverrideConfig) -> None:
         self._table = self._active_table()
         self.shadow.retain(new.overrides)  # counters of overrides that are gone would never be read again
         self.metrics.overrides_reloaded(True, loaded=len(new))
         self.log.info("overrides reloaded", overrides=len(new), digest=new.digest[:12], previous=old.digest[:12])
 
-    def _overrides_restored(self, config) -> None:
+    def _overrides_restored(self, config: OverrideConfig) -> None:
         self.metrics.overrides_restored()
         self.log.info("overrides file back to the overrides in force", digest=config.digest[:12])
 
-    def _overrides_rejected(self, error) -> None:
+    def _overrides_rejected(self, error: OverridesError) -> None:
         self.metrics.overrides_reloaded(False)
         self.log.error("overrides file refused; keeping the last good one", error=str(error))
 
 
-def _names(partitions) -> list[str]:
+def _names(partitions: list[TopicPartition]) -> list[str]:
     return [f"{p.topic}[{p.partition}]" for p in partitions]
 
 
-def _alarm_fields(alarm) -> dict:
+def _alarm_fields(alarm: Alarm) -> dict[str, object]:
     return {name: getattr(alarm, name) for name in ("host", "records", "lossy", "replacements", "ratio")}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+from collections.abc import Callable
 
 import confluent_kafka
 
@@ -17,7 +18,7 @@ from .decoding.codecs import multibyte, single_byte, utf8, utf16
 
 #: Each optional C extension by the short name the metric and --version give it, with whether it loaded
 #: (without a compiler the readable decoders run instead: same answers, slower).
-COMPILED_EXTENSIONS = {
+COMPILED_EXTENSIONS: dict[str, Callable[[], bool]] = {
     "prescan": lambda: prescan.COMPILED,
     "utf8": lambda: utf8.COMPILED,
     "utf8_counts": lambda: utf8.COUNTS_COMPILED,

@@ -18,12 +18,14 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
-from confluent_kafka import Consumer
+from confluent_kafka import Consumer, Message
 
 from .app import App
 from .decoding import media_family
 from .devbroker import start_dev_broker
+from .devbroker.provider import DevBroker
 from .kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
 from .observability.logging import configure_logging
 from .packaged import packaged_path
@@ -47,7 +49,7 @@ class Row:
     detail: str
 
 
-def raw_record(sample: Sample, fetched_at_ms: int) -> dict:
+def raw_record(sample: Sample, fetched_at_ms: int) -> dict[str, Any]:
     return {
         "url": sample.url,
         "fetched_at": fetched_at_ms,
@@ -91,7 +93,7 @@ def produce_inputs(connection: KafkaConnection, topic: str, store: SchemaStore) 
     return keys
 
 
-def read_outputs(consumer: Consumer, done: Callable[[int], bool], timeout: float = 120.0) -> Iterator:
+def read_outputs(consumer: Consumer, done: Callable[[int], bool], timeout: float = 120.0) -> Iterator[Message]:
     """Output messages until ``done(outputs read so far)`` or the timeout."""
     seen = 0
     deadline = time.monotonic() + timeout
@@ -106,13 +108,14 @@ def read_outputs(consumer: Consumer, done: Callable[[int], bool], timeout: float
 class _DemoApp(App):
     """The processor, remembering what it skipped (key -> media type) to show it: a skip writes nothing."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.skipped: dict[str, str] = {}
         super().__init__(*args, **kwargs)
 
-    def _routed(self, message, routed: Routed) -> None:
+    def _routed(self, message: Message, routed: Routed) -> None:
         super()._routed(message, routed)
         if routed.destination == SKIP:
+            assert routed.decoded is not None and routed.decoded.binary is not None  # a skip is non-text
             self.skipped[(message.key() or b"").decode()] = routed.decoded.binary
 
 
@@ -129,7 +132,7 @@ def run_demo(*, show_logs: bool = False) -> list[Row]:
             broker.stop()
 
 
-def _bootstrap():
+def _bootstrap() -> tuple[str, DevBroker | None]:
     external = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
     if external:
         return external, None
@@ -187,13 +190,13 @@ def _collect(
         for message in read_outputs(consumer, done):
             page = (message.key() or b"").decode()
             if message.topic() == settings.clean_topic:
-                record = clean(message.value())
+                record = clean(message.value() or b"")  # the processor writes no null value
                 detail = "mojibake suspected" if record["mojibake_suspected"] else ""
                 if record["override"]:
                     detail = f"override: {record['override']['host']}"
                 rows.append(Row(page, record["encoding"], record["source"], "clean", detail))
             else:
-                record = quarantined(message.value())
+                record = quarantined(message.value() or b"")
                 attempt = record["attempt"] or {}
                 rows.append(
                     Row(page, attempt.get("encoding", "-"), attempt.get("source", "-"), "quarantine", record["reason"])

@@ -12,7 +12,7 @@ import dataclasses
 import enum
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -84,7 +84,7 @@ class Settings:
         if problems:
             raise ConfigError("invalid settings: " + "; ".join(problems))
 
-    def _problems(self):
+    def _problems(self) -> Iterator[str]:
         for name in ("landing_topic", "clean_topic", "quarantine_topic", "group_id", "transactional_id"):
             if not getattr(self, name):
                 yield f"{name} must not be empty"
@@ -120,7 +120,7 @@ class Settings:
         return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     @classmethod
-    def load(cls, path: str | os.PathLike | None = None, environ: Mapping[str, str] = os.environ) -> Settings:
+    def load(cls, path: str | os.PathLike[str] | None = None, environ: Mapping[str, str] = os.environ) -> Settings:
         """Defaults, then the YAML file, then ``CRAWL_DECODER_*`` variables."""
         values: dict[str, Any] = {}
         path = path or environ.get(CONFIG_ENV)

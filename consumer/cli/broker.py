@@ -13,9 +13,10 @@ import threading
 from pathlib import Path
 
 from ..devbroker import DEFAULT_KAFKA_VERSION, start_dev_broker
+from ..devbroker.provider import DevBroker
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "broker",
         help="run a single-node Kafka for development until interrupted",
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, handler)
 
 
-def _wait(broker, stop: threading.Event) -> int:
+def _wait(broker: DevBroker, stop: threading.Event) -> int:
     """Block until a signal arrives (status 0) or the broker process dies on its own (status 1)."""
     is_running = getattr(broker, "is_running", lambda: True)
     while not stop.wait(1.0):

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..decoding import OverrideTable, decode
+from ..decoding import Decoded, OverrideTable, decode
 from ..exceptions import CrawlDecoderError
 from ..overrides import active_table, load_overrides
 from .overrides import ENV_PATH
@@ -32,7 +32,7 @@ exit status:
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "decode",
         help="decode files and print their text or the decision",
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(path: Path, decoded, *, json_out: bool) -> None:
+def _show(path: Path, decoded: Decoded, *, json_out: bool) -> None:
     if json_out:
         print(json.dumps({"file": str(path), **decoded.as_dict()}, ensure_ascii=False))
     elif decoded.binary is not None:

@@ -7,7 +7,7 @@ import argparse
 from ..demo import format_rows, run_demo
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="run the processor on bundled sample responses against a local Kafka and print where each went",

@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 import time
+from types import FrameType
 
 from ..exceptions import ConfigError
 from ..ingest import Ingester, IngestOptions, format_tally
@@ -46,7 +47,7 @@ exit status:
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "ingest",
         help="write WARC/ARC files to the landing topic, exactly once, resumable",
@@ -142,7 +143,7 @@ def _serializer(settings: Settings, topic: str) -> AvroSerializer:
 def _stop_on_signals(ingester: Ingester) -> None:
     """SIGTERM and a first Ctrl-C finish the batch in hand; a second Ctrl-C stops at once (the batch is aborted)."""
 
-    def first_interrupt(signum, frame) -> None:
+    def first_interrupt(signum: int, frame: FrameType | None) -> None:
         ingester.stop()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 

@@ -32,9 +32,9 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import KafkaException
 
@@ -51,6 +51,7 @@ from ..overrides import (
 from ..overrides.shadow import DEFAULT_AGREE_SHARE, DEFAULT_MIN_HITS
 
 if TYPE_CHECKING:
+    from ..overrides.recheck import Recheck
     from ..settings import Settings
 
 ENV_PATH = "CRAWL_DECODER_OVERRIDES_PATH"
@@ -66,7 +67,7 @@ exit status:
   3  at least one override is overdue: alert on it (cron, CI)"""
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "overrides",
         help="validate and review the per-host overrides file",
@@ -351,7 +352,7 @@ def run_recheck(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_recheck(results, host: str) -> str:
+def format_recheck(results: list[Recheck], host: str) -> str:
     """``overrides recheck``'s table, one record a row, then the counts: text changes apart from the records
     whose encoding/source only would change (same text)."""
     from ..overrides.recheck import RecheckCounts
@@ -379,7 +380,7 @@ def _processor_settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def _topic_records(args: argparse.Namespace, settings: Settings, which: str) -> list[dict]:
+def _topic_records(args: argparse.Namespace, settings: Settings, which: str) -> list[dict[str, Any]]:
     """Readable records of the clean or quarantine topic named by the processor's settings."""
     from ..kafka import KafkaConnection
     from ..overrides.topics import recent_records
@@ -402,7 +403,7 @@ def _load(path: str) -> OverrideConfig | None:
         return None
 
 
-def _jsonl(path: Path) -> Iterator[dict]:
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
     """Clean records, one JSON object per line; a bad line is reported with its number."""
     name = "<stdin>" if str(path) == "-" else str(path)
     try:
@@ -415,7 +416,7 @@ def _jsonl(path: Path) -> Iterator[dict]:
                 yield _record(line, name, number)
 
 
-def _record(line: str, name: str, number: int) -> dict:
+def _record(line: str, name: str, number: int) -> dict[str, Any]:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -429,6 +430,6 @@ def _utc_today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
+def _table(rows: Sequence[tuple[str, ...]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows)

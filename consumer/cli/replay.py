@@ -17,6 +17,8 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from ..decoding import OverrideTable
 from ..decoding.hosts import parse_host_pattern
@@ -38,6 +40,11 @@ from ..replay import (
 from ..serialization.serde import build_serde
 from ..settings import Settings
 from .environment import report_unknown_env
+
+if TYPE_CHECKING:
+    from structlog.typing import FilteringBoundLogger
+
+_T = TypeVar("_T")
 
 EPILOG = """\
 offsets and filters:
@@ -68,7 +75,7 @@ exit status:
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "replay",
         help="decode quarantined records again; release what now decodes, exactly once",
@@ -164,7 +171,7 @@ def _options(args: argparse.Namespace, settings: Settings) -> ReplayOptions:
     )
 
 
-def _overrides(path: str | None, default_path: str, log) -> OverrideTable:
+def _overrides(path: str | None, default_path: str, log: FilteringBoundLogger) -> OverrideTable:
     """An explicit file must exist; the settings' default may be absent (then no overrides apply)."""
     if path is None and not os.path.exists(default_path):
         log.info("no overrides file; replaying without overrides", path=default_path)
@@ -172,10 +179,10 @@ def _overrides(path: str | None, default_path: str, log) -> OverrideTable:
     return active_table(load_overrides(path or default_path), dt.date.today())
 
 
-def _arg(parse):
+def _arg(parse: Callable[[str], _T]) -> Callable[[str], _T]:
     """argparse shows an ArgumentTypeError's message; a ValueError only as "invalid value"."""
 
-    def parsed(text: str):
+    def parsed(text: str) -> _T:
         try:
             return parse(text)
         except ValueError as exc:

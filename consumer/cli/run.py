@@ -13,7 +13,7 @@ from ..settings import Settings
 from .environment import report_unknown_env
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "run",
         help="run the stream processor (landing -> clean | quarantine)",

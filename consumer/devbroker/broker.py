@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -90,7 +91,7 @@ class LocalBroker:
 
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self.is_running() else None
+        return self._process.pid if self._process is not None and self.is_running() else None
 
     def is_running(self) -> bool:
         return self._process is not None and self._process.poll() is None
@@ -166,6 +167,7 @@ class LocalBroker:
         The controller's own endpoint is part of the KRaft voter set written
         at format time, so a formatted data dir must keep its ports.
         """
+        assert self._data_dir is not None  # _prepare_dir set it
         state_path = self._data_dir / _STATE_FILE
         if state_path.exists():
             state = json.loads(state_path.read_text())
@@ -186,6 +188,8 @@ class LocalBroker:
         state_path.write_text(json.dumps(state) + "\n")
 
     def _write_config(self) -> None:
+        # _prepare_dir and _load_or_create_state set them.
+        assert self._data_dir is not None and self._port is not None and self._controller_port is not None
         properties = server_properties(
             port=self._port, controller_port=self._controller_port, log_dir=self._data_dir / "kafka-logs"
         )
@@ -193,6 +197,7 @@ class LocalBroker:
         (self._data_dir / "log4j2.properties").write_text(log4j2_properties(self.log_file))
 
     def _format_storage(self, classpath: str) -> None:
+        assert self._data_dir is not None and self._cluster_id is not None  # set by the steps before
         if (self._data_dir / "kafka-logs" / "meta.properties").exists():
             return  # formatted by an earlier run; formatting again would be a no-op costing a JVM start
         command = [
@@ -208,6 +213,7 @@ class LocalBroker:
             )
 
     def _launch(self, classpath: str) -> None:
+        assert self._data_dir is not None  # start's first step, or restart's check
         command = [*self._java(classpath), "kafka.Kafka", str(self._data_dir / "server.properties")]
         with open(self._data_dir / "logs" / "console.out", "ab") as console:
             self._process = subprocess.Popen(
@@ -224,6 +230,7 @@ class LocalBroker:
         """Wait until an AdminClient gets a metadata answer; fail fast if the process exits."""
         admin = make_admin(KafkaConnection(self.bootstrap_servers), extra={"log_level": 0})
         deadline = time.monotonic() + self.start_timeout
+        assert self._process is not None  # _launch made it
         while True:
             if self._process.poll() is not None:
                 raise DevBrokerError(
@@ -255,6 +262,7 @@ class LocalBroker:
         java = shutil.which("java")
         if java is None:
             raise DevBrokerError("Java 17+ is needed to run Kafka but `java` is not on PATH")
+        assert self._data_dir is not None  # called from the steps of start(), after _prepare_dir
         return [
             java, *JVM_OPTIONS,
             f"-Dlog4j2.configurationFile={self._data_dir / 'log4j2.properties'}",
@@ -324,7 +332,7 @@ def _kernel_ports(count: int) -> list[int]:
             sock.close()
 
 
-def _die_with_parent():
+def _die_with_parent() -> Callable[[], None] | None:
     """A ``preexec_fn`` asking Linux to SIGTERM the broker when its parent dies.
 
     Without it a test run killed with SIGKILL leaves a 1 GiB JVM behind.  The

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..kafka.clients import MESSAGE_LIMIT_BYTES, wait_until_ready
 from ..kafka.config import KafkaConnection
 from .broker import LocalBroker
 from .jars import DEFAULT_KAFKA_VERSION
+
+if TYPE_CHECKING:
+    from testcontainers.community.kafka import KafkaContainer
 
 #: testcontainers sets single-node offsets settings itself but not these (docs/kafka.md, "A single-node KRaft broker").
 CONTAINER_ENV: Mapping[str, str] = {
@@ -39,7 +42,7 @@ class ContainerBroker:
     """testcontainers' ``KafkaContainer`` in KRaft mode with the transaction-log settings."""
 
     def __init__(self) -> None:
-        self._container = None
+        self._container: KafkaContainer | None = None
 
     def start(self) -> str:
         from testcontainers.community.kafka import KafkaContainer  # a dev dependency, imported only here
@@ -48,7 +51,7 @@ class ContainerBroker:
         for key, value in CONTAINER_ENV.items():
             container.with_env(key, value)
         self._container = container.start()
-        bootstrap = self._container.get_bootstrap_server()
+        bootstrap: str = self._container.get_bootstrap_server()
         wait_until_ready(KafkaConnection(bootstrap), timeout=60.0)
         return bootstrap
 

@@ -17,8 +17,8 @@ class Output:
 
     topic: str
     key: bytes | None
-    value: bytes
-    headers: list[tuple[str, bytes]] | None
+    value: bytes | None
+    headers: list[tuple[str, bytes | None]] | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -162,7 +162,9 @@ class BatchEngine:
         if error is None:
             return self._offsets.admit(message)
         if error.code() == KafkaError._PARTITION_EOF:
-            self._offsets.at_end(message.topic(), message.partition(), message.offset())
+            topic, partition, offset = message.topic(), message.partition(), message.offset()
+            assert topic is not None and partition is not None and offset is not None  # an EOF event names them
+            self._offsets.at_end(topic, partition, offset)
         elif error.fatal():
             raise EngineFatalError(f"fatal consumer error: {error.str()}")
         else:

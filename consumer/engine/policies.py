@@ -212,7 +212,10 @@ class DryRun:
 def produce(producer: Producer, output: Output, on_delivery: Callable[..., None] | None = None) -> None:
     while True:
         try:
-            producer.produce(output.topic, output.value, output.key, headers=output.headers, on_delivery=on_delivery)
+            # The stub's headers list is invariant: it refuses a list of (str, bytes | None), which the client takes.
+            producer.produce(
+                output.topic, output.value, output.key, headers=output.headers, on_delivery=on_delivery  # type: ignore[arg-type]
+            )
             return
         except BufferError:
             # The local queue is full: serve delivery reports to make room, then retry.

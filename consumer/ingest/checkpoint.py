@@ -20,7 +20,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 
-from confluent_kafka import OFFSET_BEGINNING, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
 from ..kafka import KafkaConnection, ensure_topics, make_admin, make_consumer
 from .exceptions import CheckpointError
@@ -73,8 +73,8 @@ class CheckpointStore:
         self.connection = connection
         self.topic = topic
         self.timeout = timeout
-        self._consumer = None
-        self._watermarks = None
+        self._consumer: Consumer | None = None
+        self._watermarks: Consumer | None = None
         self._latest: dict[str, Checkpoint] = {}
         #: Partition -> the next offset to read (an end-of-partition event moves it past transaction markers).
         self._positions: dict[int, int] = {}
@@ -97,12 +97,15 @@ class CheckpointStore:
             if message is None:
                 continue
             error = message.error()
+            partition, offset = message.partition(), message.offset()
             if error is None:
-                checkpoint = Checkpoint.parse(message.value())
+                assert partition is not None and offset is not None  # a consumed message has them
+                checkpoint = Checkpoint.parse(message.value() or b"")  # None: empty, a CheckpointError
                 self._latest[checkpoint.identity] = checkpoint
-                self._positions[message.partition()] = message.offset() + 1
+                self._positions[partition] = offset + 1
             elif error.code() == KafkaError._PARTITION_EOF:
-                self._positions[message.partition()] = message.offset()
+                assert partition is not None and offset is not None  # an EOF event names them
+                self._positions[partition] = offset
             else:
                 raise CheckpointError(f"cannot read checkpoint topic {self.topic!r}: {error.str()}")
 
@@ -112,7 +115,7 @@ class CheckpointStore:
                 client.close()
         self._consumer = self._watermarks = None
 
-    def _start(self):
+    def _start(self) -> Consumer:
         # A group id is required but never committed to: the store reads the whole topic every run.
         consumer = make_consumer(
             self.connection,
@@ -135,7 +138,8 @@ class CheckpointStore:
         self._consumer = consumer
         return consumer
 
-    def _high_watermarks(self, consumer) -> dict[int, int]:
+    def _high_watermarks(self, consumer: Consumer) -> dict[int, int]:
+        assert self._watermarks is not None  # _start makes both consumers
         try:
             return {
                 tp.partition: self._watermarks.get_watermark_offsets(tp, timeout=30, cached=False)[1]

@@ -25,7 +25,7 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 from confluent_kafka import KafkaException, Producer
 
@@ -125,7 +125,7 @@ class Ingester:
         """(Called by an input's run) A stop ended this input before its end."""
         self._cut_short = True
 
-    def stop(self, *_args) -> None:
+    def stop(self, *_args: object) -> None:
         """Finish the record in hand, commit the batch, stop (a signal handler may call it)."""
         self._stopping.set()
 
@@ -173,7 +173,7 @@ class Ingester:
 class _Batch:
     """What the open transaction holds, merged into the run's tally once it commits."""
 
-    kinds: Counter = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
     written: int = 0
     cut: int = 0
     coding_kept: int = 0
@@ -221,6 +221,7 @@ class _InputRun:
                 self._abort_quietly()
 
     def _with_retries(self) -> None:
+        assert self.committed is not None  # run read it
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
                 self._read_from(self.committed)
@@ -280,18 +281,20 @@ class _InputRun:
         self.log.warning(event, offset=entry.offset, reason=reason)
         return MALFORMED
 
-    def _produce(self, record: dict, entry: Entry) -> None:
+    def _produce(self, record: dict[str, Any], entry: Entry) -> None:
         value = self.ingester.serialize(record)
         headers = [("warc-file", self.source.name.encode()), ("warc-offset", str(entry.offset).encode())]
         if entry.format == "warc" and entry.fields.get("WARC-Record-ID"):
             headers.append(("warc-record-id", entry.fields["WARC-Record-ID"].encode()))
         self._send(self.options.landing_topic, value, record_key(record), headers)
 
-    def _send(self, topic: str, value: bytes, key: bytes, headers=None) -> None:
+    def _send(self, topic: str, value: bytes, key: bytes, headers: list[tuple[str, bytes]] | None = None) -> None:
         self._begin()
+        assert self.producer is not None  # run made it
         while True:
             try:
-                self.producer.produce(topic, value, key, headers=headers)
+                # The stub's headers list is invariant: it refuses a list of (str, bytes), which the client takes.
+                self.producer.produce(topic, value, key, headers=headers)  # type: ignore[arg-type]
                 return
             except BufferError:
                 self.producer.poll(0.05)  # the local queue is full: let deliveries drain it
@@ -300,6 +303,7 @@ class _InputRun:
 
     def _begin(self) -> None:
         if not self.in_transaction:
+            assert self.producer is not None  # run made it
             try:
                 self.producer.begin_transaction()
             except KafkaException as exc:
@@ -309,6 +313,7 @@ class _InputRun:
     def _commit(self, batch: _Batch, offset: int, crawl_id: str | None, written: int, *, done: bool) -> None:
         checkpoint = Checkpoint(self.source.identity, self.source.name, offset, done, crawl_id, written)
         self._send(self.options.checkpoint_topic, checkpoint.value(), checkpoint.key())
+        assert self.producer is not None  # run made it
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
                 self.producer.commit_transaction(KAFKA_TIMEOUT_S)
@@ -321,7 +326,7 @@ class _InputRun:
         batch.merge_into(self.ingester.tally)
         self.ingester.tally.bytes_read += batch.bytes
 
-    def _transaction_failed(self, exc: KafkaException):
+    def _transaction_failed(self, exc: KafkaException) -> NoReturn:
         error = exc.args[0]
         if error.txn_requires_abort():
             self._abort_quietly()
@@ -334,6 +339,7 @@ class _InputRun:
         raise IngestAborted(f"{self.source.name}: {error.str()}") from exc
 
     def _abort_quietly(self) -> None:
+        assert self.producer is not None  # only a run's transaction is aborted
         try:
             self.producer.abort_transaction(KAFKA_TIMEOUT_S)
         except KafkaException as exc:

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
-from confluent_kafka import KafkaException, Producer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from ..kafka import KafkaConnection, make_producer
 from ..serialization.avro import AvroSerializer
@@ -128,7 +129,8 @@ class LandingWriter:
         waited = 0.0
         while True:
             try:
-                producer.produce(self.topic, value, record_key(record), headers=kafka_headers, on_delivery=callback)
+                # The stub's headers list is invariant: it refuses a list of (str, bytes), which the client takes.
+                producer.produce(self.topic, value, record_key(record), headers=kafka_headers, on_delivery=callback)  # type: ignore[arg-type]
                 break
             except BufferError:
                 if waited >= QUEUE_FULL_TIMEOUT_S:
@@ -166,7 +168,9 @@ class LandingWriter:
     def __enter__(self) -> LandingWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc_type is None:
             self.close()
             return
@@ -181,7 +185,7 @@ class LandingWriter:
         self._producer = make_producer(self.connection, extra=config)
         return self._producer
 
-    def _report(self, url: str, error, message) -> None:
+    def _report(self, url: str, error: KafkaError | None, message: Message) -> None:
         if error is None:
             self.delivered += 1
         else:

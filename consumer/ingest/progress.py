@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from ..observability.logging import get_logger
@@ -14,7 +15,7 @@ _WIDTH = 24
 
 
 class Progress:
-    def __init__(self, *, stream: TextIO | None = None, clock=time.monotonic) -> None:
+    def __init__(self, *, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.clock = clock

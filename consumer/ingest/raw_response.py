@@ -67,7 +67,8 @@ def raw_response(
 
 def record_key(record: Mapping[str, Any]) -> bytes:
     """The landing topic's key: the URL, so that every fetch of a page lands in one partition, in order."""
-    return record["url"].encode("utf-8")
+    url: str = record["url"]
+    return url.encode("utf-8")
 
 
 def fetched_at_ms(value: FetchedAt) -> int:

@@ -20,7 +20,10 @@ import io
 import os
 import sys
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
 
 from .exceptions import SourceError
 
@@ -72,7 +75,7 @@ class Rewindable(io.RawIOBase):
         self._trim()
         return self._position
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: Buffer) -> int:
         view = memoryview(buffer).cast("B")
         if self._position == self._base + len(self._kept) and not self._fill(len(view)):
             return 0

@@ -21,7 +21,7 @@ class MalformedRecord:
 @dataclass
 class Tally:
     #: Records read, by kind (``warc.KINDS``); malformed ones include HTTP blocks that did not parse.
-    kinds: Counter = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
     #: RawResponse records committed to the landing topic.
     written: int = 0
     #: Bodies cut at the body limit (written with ``truncated`` set).

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
+from warcio.recordloader import ArcWarcRecord
 
 from .exceptions import SourceError
 from .source import Source
@@ -71,7 +72,7 @@ class Entry:
 
 def read_entries(source: Source, start: int, block_limit: int) -> Iterator[Entry]:
     """Every record of *source* from offset *start* on (a record boundary), malformed ones included."""
-    offset = start
+    offset: int | None = start
     while offset is not None:
         source.seek(offset)
         iterator = ArchiveIterator(source.stream, no_record_parse=True)
@@ -110,7 +111,7 @@ def warc_fields(block: bytes) -> dict[str, str]:
     return out
 
 
-def _entry(record, iterator: ArchiveIterator, start: int, block_limit: int) -> Entry:
+def _entry(record: ArcWarcRecord, iterator: ArchiveIterator, start: int, block_limit: int) -> Entry:
     if record.format == "arc":
         fields = _arc_fields(dict(record.rec_headers.headers))
         kind = WARCINFO if record.rec_type == "arc_header" else _kind(RESPONSE, fields)

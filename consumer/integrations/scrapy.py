@@ -32,9 +32,16 @@ counted (``crawl_decoder/failed``) rather than stopping the crawl.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.statscollectors import StatsCollector
 
 from ..exceptions import CrawlDecoderError
 from ..ingest import Delivery, DeliveryError, LandingWriter
@@ -47,13 +54,13 @@ PREFIX = "CRAWL_DECODER_"
 
 
 class LandingExtension:
-    def __init__(self, writer: LandingWriter, stats, *, body_limit: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, writer: LandingWriter, stats: StatsCollector, *, body_limit: int = MAX_BODY_BYTES) -> None:
         self.writer = writer
         self.stats = stats
         self.body_limit = body_limit
 
     @classmethod
-    def from_crawler(cls, crawler) -> LandingExtension:
+    def from_crawler(cls, crawler: Crawler) -> LandingExtension:
         settings = crawler.settings
         if not settings.getbool(PREFIX + "ENABLED", True):
             raise NotConfigured("CRAWL_DECODER_ENABLED is false")
@@ -78,7 +85,7 @@ class LandingExtension:
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
 
-    def response_downloaded(self, response, request, spider) -> None:
+    def response_downloaded(self, response: Response, request: Request, spider: Spider) -> None:
         if not response.url.startswith(("http://", "https://")):
             return
         body = response.body
@@ -99,7 +106,7 @@ class LandingExtension:
             return
         self.stats.inc_value("crawl_decoder/written")
 
-    def spider_closed(self, spider, reason) -> None:
+    def spider_closed(self, spider: Spider, reason: str) -> None:
         try:
             self.writer.close()
         except DeliveryError as exc:
@@ -107,7 +114,7 @@ class LandingExtension:
         logger.info("landing writer closed: %d delivered, %d failed", self.writer.delivered, self.writer.failed)
 
 
-def _count(stats, report: Delivery) -> None:
+def _count(stats: StatsCollector, report: Delivery) -> None:
     if report.ok:
         stats.inc_value("crawl_decoder/delivered")
     else:

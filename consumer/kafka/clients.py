@@ -20,14 +20,19 @@ record fits.  Kept small, they bound what the consumer buffers instead
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
+from typing import TypeVar
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient, NewTopic, TopicMetadata
 
 from ..observability.client_logs import client_logs
 from .config import KafkaConnection
 from .exceptions import KafkaConfigError, KafkaUnavailableError, TopicCreationError
+
+#: The class of the client _create makes (Consumer, Producer or AdminClient).
+_Client = TypeVar("_Client")
 
 MiB = 1024 * 1024
 
@@ -112,10 +117,11 @@ def make_producer(
 
 def make_admin(conn: KafkaConnection, *, extra: Mapping[str, object] | None = None) -> AdminClient:
     """An admin client for ``conn``."""
-    return _create(AdminClient, {**conn.as_librdkafka_dict(), **(extra or {})}, "admin client")
+    # The stub types the configuration's values as str/int/float/bool; the error_cb and logger _create adds are not.
+    return _create(AdminClient, {**conn.as_librdkafka_dict(), **(extra or {})}, "admin client")  # type: ignore[arg-type]
 
 
-def _create(client_class, conf: dict[str, object], role: str):
+def _create(client_class: Callable[[dict[str, object]], _Client], conf: dict[str, object], role: str) -> _Client:
     """Construct a client; librdkafka validates the properties here (no network yet).
 
     librdkafka's own log lines and the errors it reports go through structlog as
@@ -161,7 +167,7 @@ def ensure_topics(
     return created
 
 
-def _wait_created(name: str, future, timeout: float) -> bool:
+def _wait_created(name: str, future: Future[None], timeout: float) -> bool:
     try:
         future.result(timeout=timeout)
     except KafkaException as exc:
@@ -191,7 +197,7 @@ def _wait_visible(admin: AdminClient, names: list[str], deadline: float) -> None
             time.sleep(0.1)  # metadata propagation; bounded by the deadline above
 
 
-def _is_ready(topic) -> bool:
+def _is_ready(topic: TopicMetadata | None) -> bool:
     if topic is None or topic.error is not None or not topic.partitions:
         return False
     return all(partition.leader >= 0 for partition in topic.partitions.values())

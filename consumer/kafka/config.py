@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from .exceptions import KafkaConfigError
 
@@ -69,7 +70,8 @@ class KafkaConnection:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> KafkaConnection:
         """Build from the ``KAFKA_*`` variables in ``ENV_VARS``; empty values count as unset."""
-        values = {name: environ.get(var, "").strip() or None for var, name in ENV_VARS.items()}
+        # Any: each is one field of the class; the check below makes bootstrap_servers a str.
+        values: dict[str, Any] = {name: environ.get(var, "").strip() or None for var, name in ENV_VARS.items()}
         if values["bootstrap_servers"] is None:
             raise KafkaConfigError("KAFKA_BOOTSTRAP_SERVERS is not set")
         if values["security_protocol"] is None:
@@ -82,7 +84,7 @@ class KafkaConnection:
 
     def as_librdkafka_dict(self) -> dict[str, str]:
         """The librdkafka properties for these settings (secrets included: do not log)."""
-        conf = {
+        given = {
             "bootstrap.servers": self.bootstrap_servers,
             "security.protocol": self.security_protocol,
             "sasl.mechanism": self.sasl_mechanism,
@@ -93,7 +95,7 @@ class KafkaConnection:
             "ssl.key.location": self.ssl_key_location,
             "ssl.key.password": self.ssl_key_password,
         }
-        conf = {key: value for key, value in conf.items() if value is not None}
+        conf: dict[str, str] = {key: value for key, value in given.items() if value is not None}
         conf.update(self.extra)
         return conf
 

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient
 
 from ..observability.logging import get_logger
 from .clients import make_admin
@@ -38,7 +39,7 @@ LOG_EVERY_S = 30.0
 REQUEST_TIMEOUT_S = 5.0
 
 
-def missing_topics(admin, topics: Sequence[str], timeout: float = REQUEST_TIMEOUT_S) -> list[str]:
+def missing_topics(admin: AdminClient, topics: Sequence[str], timeout: float = REQUEST_TIMEOUT_S) -> list[str]:
     """The *topics* the cluster's metadata does not list (``KafkaException`` if it does not answer)."""
     listed = admin.list_topics(timeout=timeout).topics
     return [name for name in topics if name not in listed or listed[name].error is not None]
@@ -81,7 +82,7 @@ def wait_for_cluster(
     return False
 
 
-def _problem(admin, connection: KafkaConnection, topics: Sequence[str]) -> tuple[str | None, str]:
+def _problem(admin: AdminClient, connection: KafkaConnection, topics: Sequence[str]) -> tuple[str | None, str]:
     """What keeps the processor from starting (None: nothing), and what was tried."""
     tried = f"a metadata request to {connection.bootstrap_servers} (timeout {REQUEST_TIMEOUT_S:g} s)"
     try:

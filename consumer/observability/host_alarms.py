@@ -64,7 +64,7 @@ class HostStats:
     estimated_records: int
     alarmed: bool
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 

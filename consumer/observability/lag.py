@@ -325,6 +325,7 @@ class LagMonitor:
         """(log start, end) of one partition: the end is the last stable offset for a read_committed
         *consumer*, the high watermark for a read_uncommitted one."""
         tp = TopicPartition(self.topic, partition)
+        found: tuple[int, int] | None  # the consumer is typed Any, and so would be its answer
         try:
             found = self._retrying(lambda: consumer.get_watermark_offsets(tp, timeout=self._timeout_s, cached=False))
         except KafkaException as exc:
@@ -373,5 +374,6 @@ _TRANSIENT_CODES = frozenset({
 
 def _text(exc: BaseException) -> str:
     if isinstance(exc, KafkaException) and exc.args and hasattr(exc.args[0], "str"):
-        return exc.args[0].str()
+        text: str = exc.args[0].str()
+        return text
     return str(exc) or type(exc).__name__

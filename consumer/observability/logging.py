@@ -174,7 +174,7 @@ def _route_stdlib(
         foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared, *_exception_processors(json)],
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
     )
-    handler = logging.StreamHandler(lines)  # type: ignore[arg-type]
+    handler = logging.StreamHandler(lines)
     handler.setFormatter(formatter)
     setattr(handler, _HANDLER_MARK, True)
     root = logging.getLogger()
@@ -186,4 +186,5 @@ def _route_stdlib(
 
 def get_logger(**bound: Any) -> FilteringBoundLogger:
     """A structlog logger with *bound* keys on every line it writes."""
-    return structlog.get_logger(**bound)
+    logger: FilteringBoundLogger = structlog.get_logger(**bound)  # typed Any: the configuration decides the class
+    return logger

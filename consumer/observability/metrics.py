@@ -395,5 +395,5 @@ class Metrics:
 
     def render(self) -> tuple[bytes, str]:
         """The body and Content-Type of a ``/metrics`` response (Prometheus text format)."""
-        return generate_latest(_WithoutCreated(self.registry)), CONTENT_TYPE_LATEST  # type: ignore[arg-type]
+        return generate_latest(_WithoutCreated(self.registry)), CONTENT_TYPE_LATEST
 

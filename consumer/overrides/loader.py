@@ -195,9 +195,9 @@ class _Check:
         owner = self.owner(node, keys)
         if host is None:
             return None
-        fields = (host, encoding, mode, reason, review_by, owner)
-        override = None if None in fields else Override(*fields)
-        return _Entry(host, node.start_mark.line + 1, override)
+        if encoding is None or mode is None or reason is None or review_by is None or owner is None:
+            return _Entry(host, node.start_mark.line + 1, None)
+        return _Entry(host, node.start_mark.line + 1, Override(host, encoding, mode, reason, review_by, owner))
 
     def text(self, node: Node, name: str) -> str | None:
         """A scalar as stripped text ('' for null); None (with a problem) for a list or mapping."""
@@ -284,6 +284,7 @@ class _Check:
             if earlier is entry:
                 continue
             if _conflict(earlier.override, entry.override):
+                assert earlier.override is not None and entry.override is not None  # _conflict compared both
                 self.problems.append(Problem(entry.line, (
                     f"conflicting entries for host {entry.host!r}: line {earlier.line} says"
                     f" {_what(earlier.override)}, this one {_what(entry.override)}")))

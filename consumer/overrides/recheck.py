@@ -18,6 +18,7 @@ import codecs
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..decoding import OverrideTable, decode
 from ..decoding.codecs.cpython import ENCODERS
@@ -92,7 +93,7 @@ class RecheckCounts:
         )
 
 
-def body_of_clean(record: Mapping) -> bytes | None:
+def body_of_clean(record: Mapping[str, Any]) -> bytes | None:
     """The original body of a clean record, when re-encoding its text reproduces the recorded hash."""
     encoding = record["encoding"]
     try:
@@ -115,7 +116,7 @@ def _encode(text: str, encoding: str) -> bytes:
 
 
 def recheck(
-    records: Iterable[tuple[str, Mapping]], matches: Callable[[str], bool], current: OverrideTable
+    records: Iterable[tuple[str, Mapping[str, Any]]], matches: Callable[[str], bool], current: OverrideTable | None
 ) -> list[Recheck]:
     """Re-run the normal resolution (no overrides) on each record of the host."""
     out = []
@@ -134,7 +135,14 @@ def recheck(
     return out
 
 
-def _compare(raw: Mapping, body: bytes | None, where: str, before: str, text_now: str | None, current) -> Recheck:
+def _compare(
+    raw: Mapping[str, Any],
+    body: bytes | None,
+    where: str,
+    before: str,
+    text_now: str | None,
+    current: OverrideTable | None,
+) -> Recheck:
     if body is None:
         return Recheck(raw["url"], where, before, None, None, None)
     content_type = header_value(raw["headers"], "content-type")

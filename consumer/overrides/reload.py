@@ -124,7 +124,7 @@ class OverridesWatcher:
             if self._on_restored is not None:
                 self._on_restored(self._current)
             return False
-        if outcome is not None and self._on_reload is not None:
+        if isinstance(outcome, tuple) and self._on_reload is not None:  # (new, old): the only other outcome
             self._on_reload(*outcome)
         return outcome is not None
 

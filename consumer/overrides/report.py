@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .config import OverrideConfig
 from .shadow import DEFAULT_AGREE_SHARE, DEFAULT_MIN_HITS, Verdict, verdict_for
@@ -41,7 +42,7 @@ class ReportRow:
 
 def report_from_records(
     config: OverrideConfig,
-    records: Iterable[Mapping],
+    records: Iterable[Mapping[str, Any]],
     today: dt.date,
     *,
     min_hits: int = DEFAULT_MIN_HITS,
@@ -64,7 +65,7 @@ def report_from_records(
     return rows
 
 
-def _tally(records: Iterable[Mapping]) -> dict[tuple[str, str, str], _Tally]:
+def _tally(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], _Tally]:
     """Counts per (override host, encoding, mode) of the records decoded under an override."""
     tallies: dict[tuple[str, str, str], _Tally] = {}
     for record in records:
@@ -76,7 +77,9 @@ def _tally(records: Iterable[Mapping]) -> dict[tuple[str, str, str], _Tally]:
     return tallies
 
 
-def _row(key: tuple[str, str, str], tally: _Tally, in_config: bool, today: dt.date, judge) -> ReportRow:
+def _row(
+    key: tuple[str, str, str], tally: _Tally, in_config: bool, today: dt.date, judge: Callable[[int, int], Verdict]
+) -> ReportRow:
     host, encoding, mode = key
     return ReportRow(
         host=host,
@@ -107,7 +110,7 @@ class _Tally:
             self.disagreements += 1
 
 
-def _override_of(record: Mapping) -> Mapping | None:
+def _override_of(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
     applied = record.get("override")
     if not isinstance(applied, Mapping):
         return None
@@ -118,7 +121,7 @@ def _override_of(record: Mapping) -> Mapping | None:
     return applied
 
 
-def _date(value) -> dt.date | None:
+def _date(value: object) -> dt.date | None:
     """``review_by`` as a clean record holds it: an ISO string, an Avro date (days since 1970), or a date."""
     if isinstance(value, dt.date):
         return value

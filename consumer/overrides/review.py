@@ -8,6 +8,7 @@ file's ``settings.expired`` policy.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from functools import lru_cache
 
 from ..decoding.overrides import Override, OverrideTable
@@ -45,5 +46,5 @@ def _without_overdue(config: OverrideConfig, today: dt.date) -> OverrideTable:
     return OverrideTable(override for override in config.overrides if not override.overdue(today))
 
 
-def _by_date(overrides) -> list[Override]:
+def _by_date(overrides: Iterable[Override]) -> list[Override]:
     return sorted(overrides, key=lambda override: (override.review_by, override.host))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ..decoding.overrides import Override
@@ -119,7 +119,7 @@ class ShadowStats:
         with self._lock:
             return dict(self._counts)
 
-    def retain(self, overrides) -> None:
+    def retain(self, overrides: Iterable[Override]) -> None:
         """Forget counters of hosts no longer overridden (call after a reload) so the set stays bounded."""
         keep = {override.host for override in overrides}
         with self._lock:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from typing import Any
 
-from confluent_kafka import OFFSET_END, KafkaError, TopicPartition
+from confluent_kafka import OFFSET_END, Consumer, KafkaError, TopicPartition
 
 from ..kafka import KafkaConnection, make_consumer
 
@@ -18,11 +19,11 @@ from ..kafka import KafkaConnection, make_consumer
 def recent_records(
     connection: KafkaConnection,
     topic: str,
-    deserialize: Callable[[bytes], dict],
+    deserialize: Callable[[bytes], dict[str, Any]],
     *,
     per_partition: int = 1000,
     timeout: float = 30.0,
-) -> Iterator[tuple[bytes | None, dict | None, bytes]]:
+) -> Iterator[tuple[bytes | None, dict[str, Any] | None, bytes | None]]:
     """Yield (key, record or None when unreadable, value) for the newest records of *topic*."""
     # Partition EOF ends a partition: with read_committed, the last offsets are transaction
     # markers that are never delivered, so "offset + 1 == end" may never be seen.
@@ -40,14 +41,17 @@ def recent_records(
             message = consumer.poll(0.5)
             if message is None:
                 continue
-            if message.error() is not None:
-                if message.error().code() == KafkaError._PARTITION_EOF:
-                    remaining.pop(message.partition(), None)
+            error, partition, offset = message.error(), message.partition(), message.offset()
+            if error is not None:
+                if error.code() == KafkaError._PARTITION_EOF:
+                    assert partition is not None  # an EOF event names its partition
+                    remaining.pop(partition, None)
                 continue
-            if message.offset() + 1 >= remaining.get(message.partition(), 0):
-                remaining.pop(message.partition(), None)
+            assert partition is not None and offset is not None  # a consumed message has them
+            if offset + 1 >= remaining.get(partition, 0):
+                remaining.pop(partition, None)
             try:
-                record = deserialize(message.value())
+                record = deserialize(message.value() or b"")  # None: empty, which no deserializer reads
             except Exception:  # noqa: BLE001 - a record we cannot read is still worth counting
                 record = None
             yield message.key(), record, message.value()
@@ -55,7 +59,7 @@ def recent_records(
         consumer.close()
 
 
-def _tail(consumer, topic: str, per_partition: int, timeout: float) -> dict[int, tuple[int, int]]:
+def _tail(consumer: Consumer, topic: str, per_partition: int, timeout: float) -> dict[int, tuple[int, int]]:
     metadata = consumer.list_topics(topic, timeout=timeout)
     partitions = metadata.topics[topic].partitions if topic in metadata.topics else {}
     targets = {}

@@ -81,7 +81,7 @@ def _deflate(body: bytes, limit: int) -> bytes:
 
 def _unbrotli(body: bytes, limit: int) -> bytes:
     decompressor = brotli.Decompressor()
-    out = decompressor.process(body, output_buffer_limit=limit + 1)
+    out: bytes = decompressor.process(body, output_buffer_limit=limit + 1)
     if len(out) > limit or not decompressor.is_finished():
         if len(out) > limit or not decompressor.can_accept_more_data():
             raise _TooLarge

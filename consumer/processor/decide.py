@@ -11,6 +11,7 @@ the ``Routed`` result as the note the metrics read once the batch is committed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from confluent_kafka import Message
 
@@ -28,9 +29,9 @@ class Decider:
     def __init__(
         self,
         *,
-        deserialize: Callable[[bytes], dict],
+        deserialize: Callable[[bytes], dict[str, Any]],
         serialize_clean: AvroSerializer,
-        serialize_quarantine: Callable[[dict], bytes],
+        serialize_quarantine: Callable[[dict[str, Any]], bytes],
         router: Router,
         overrides: Callable[[], OverrideTable | None],
         clean_topic: str,
@@ -55,10 +56,11 @@ class Decider:
     def route(self, message: Message) -> Routed:
         """Route one landing message; unreadable values are quarantined, never raised."""
         origin = origin_of(message)
-        headers = message.headers() or []
+        # A consumed message's headers are a list of (str, bytes | None); the stub's type is also set_headers' dict.
+        headers: list[tuple[str, bytes | None]] = message.headers() or []  # type: ignore[assignment]
         value = message.value()
         try:
-            raw = self._deserialize(value)
+            raw = self._deserialize(value or b"")  # a tombstone (None) is empty: CorruptRecordError, quarantined
         except SerializationError as exc:
             if exc.reason is None:  # not the message's fault (registry down): stop, do not quarantine
                 raise
@@ -73,6 +75,7 @@ class Decider:
         if routed.destination != CLEAN:
             return routed
         # A UTF-8 page's bytes are its text's encoding: written as they are, not encoded again.
+        assert routed.record is not None  # a clean route has its record
         value = self._serialize_clean(routed.record, utf8_text=routed.text_utf8)
         if len(value) <= self._message_limit:
             return routed.with_value(value)
@@ -82,17 +85,21 @@ class Decider:
             origin_of(message),
             key=message.key(),
             value=message.value(),
-            kafka_headers=message.headers() or [],
+            kafka_headers=message.headers() or [],  # type: ignore[arg-type]  # a list, as in route
         )
 
     def _output(self, message: Message, routed: Routed) -> Output:
+        # Headers: a list, as in route.
         if routed.destination == CLEAN:
-            return Output(self._clean_topic, message.key(), routed.value, message.headers())
+            return Output(self._clean_topic, message.key(), routed.value, message.headers())  # type: ignore[arg-type]
+        assert routed.record is not None  # not a skip: __call__ returned before
         value = self._serialize_quarantine(routed.record)
-        return Output(self._quarantine_topic, message.key(), value, message.headers())
+        return Output(self._quarantine_topic, message.key(), value, message.headers())  # type: ignore[arg-type]
 
 
 def origin_of(message: Message) -> Origin:
     """Where a landing message came from: topic, partition, offset, its Kafka timestamp if it has one."""
     kind, stamp = message.timestamp()
-    return Origin(message.topic(), message.partition(), message.offset(), stamp if kind != 0 and stamp >= 0 else None)
+    topic, partition, offset = message.topic(), message.partition(), message.offset()
+    assert topic is not None and partition is not None and offset is not None  # a consumed message has them
+    return Origin(topic, partition, offset, stamp if kind != 0 and stamp >= 0 else None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .. import __version__
 from ..decoding import Decoded
@@ -21,7 +22,7 @@ class Origin:
     offset: int
     timestamp_ms: int | None
 
-    def as_record(self) -> dict:
+    def as_record(self) -> dict[str, Any]:
         return {"topic": self.topic, "partition": self.partition, "offset": self.offset, "timestamp": self.timestamp_ms}
 
 
@@ -45,14 +46,14 @@ def header_value(headers: Sequence[Mapping[str, str]], name: str) -> str | None:
 
 
 def clean_record(
-    raw: Mapping,
+    raw: Mapping[str, Any],
     decoded: Decoded,
     *,
     decoded_at_ms: int,
     shadow: Shadow | None = None,
     replacement_threshold: int = 0,
     text_utf8: bytes | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The clean record of *raw* decoded as *decoded*.
 
     With *text_utf8* (the text's UTF-8, which the decode already has: ``Decoded.utf8``) the
@@ -87,7 +88,7 @@ def clean_record(
     return record
 
 
-def _applied_override(decoded: Decoded, shadow: Shadow | None) -> dict | None:
+def _applied_override(decoded: Decoded, shadow: Shadow | None) -> dict[str, Any] | None:
     override = decoded.override
     if override is None:
         return None
@@ -108,14 +109,14 @@ def quarantine_record(
     reason: str,
     origin: Origin,
     quarantined_at_ms: int,
-    raw: Mapping | None = None,
+    raw: Mapping[str, Any] | None = None,
     key: bytes | None = None,
     value: bytes | None = None,
     kafka_headers: Sequence[tuple[str, bytes | None]] = (),
     error: str | None = None,
     decoded: Decoded | None = None,
     replay_count: int = 0,
-) -> dict:
+) -> dict[str, Any]:
     """The whole input, so it can be replayed: the parsed record when it was readable,
     else the original value bytes (never both: that would double a 16 MB message)."""
     return {
@@ -133,7 +134,7 @@ def quarantine_record(
     }
 
 
-def _attempt(decoded: Decoded | None) -> dict | None:
+def _attempt(decoded: Decoded | None) -> dict[str, Any] | None:
     if decoded is None:
         return None
     return {

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..decoding import Decoded, OverrideTable, decode
 from ..decoding.content_type import extract_mime_type
@@ -37,7 +38,7 @@ NON_TEXT_POLICIES = (SKIP, QUARANTINE)
 class Routed:
     destination: str
     #: The clean or quarantine record; None for a skip.
-    record: dict | None
+    record: dict[str, Any] | None
     reason: str | None = None
     decoded: Decoded | None = None
     host: str | None = None
@@ -85,7 +86,7 @@ class Router:
 
     def route(
         self,
-        raw: Mapping,
+        raw: Mapping[str, Any],
         origin: Origin,
         *,
         key: bytes | None = None,
@@ -125,7 +126,7 @@ class Router:
         )
         return Routed(CLEAN, record, None, decoded, host, shadow, utf8)
 
-    def _not_text(self, decoded: Decoded, host: str | None, quarantine) -> Routed:
+    def _not_text(self, decoded: Decoded, host: str | None, quarantine: Callable[..., Routed]) -> Routed:
         if self.non_text == SKIP:
             return Routed(SKIP, None, reason=NOT_TEXT, decoded=decoded, host=host)
         # No attempt in the record: nothing was decoded (the schema's attempt is null then).
@@ -153,7 +154,15 @@ class Router:
         )
         return Routed(QUARANTINE, record, reason=reason)
 
-    def _quarantiner(self, raw, origin, key, kafka_headers, host, replay_count):
+    def _quarantiner(
+        self,
+        raw: Mapping[str, Any],
+        origin: Origin,
+        key: bytes | None,
+        kafka_headers: Sequence[tuple[str, bytes | None]],
+        host: str | None,
+        replay_count: int,
+    ) -> Callable[..., Routed]:
         def quarantine(reason: str, *, error: str | None = None, decoded: Decoded | None = None) -> Routed:
             record = quarantine_record(
                 reason=reason,

@@ -137,15 +137,17 @@ class ReplayCursor:
         self._hold(list(self.ranges))
 
     def admit(self, message: Message) -> bool:
-        found = self.ranges.get(message.partition())
-        if found is None or message.partition() not in self._held:
+        partition, offset = message.partition(), message.offset()
+        assert partition is not None and offset is not None  # a consumed message has them
+        found = self.ranges.get(partition)
+        if found is None or partition not in self._held:
             return False
-        if not found.wants(message.offset()):  # past the stop, or read again after a rewind's seek
-            if message.offset() >= found.stop:
+        if not found.wants(offset):  # past the stop, or read again after a rewind's seek
+            if offset >= found.stop:
                 found.reached_end = True
                 self._pause(found)
             return False
-        found.handled(message.offset())
+        found.handled(offset)
         if found.done:
             self._pause(found)
         return True
@@ -160,9 +162,9 @@ class ReplayCursor:
 
     def positions(self) -> list[TopicPartition]:
         return [
-            TopicPartition(self.topic, p, self.ranges[p].cursor)
+            TopicPartition(self.topic, p, cursor)
             for p in sorted(self._held)
-            if p in self.ranges and self.ranges[p].cursor is not None
+            if p in self.ranges and (cursor := self.ranges[p].cursor) is not None
         ]
 
     def assignment(self) -> list[TopicPartition]:
@@ -172,6 +174,7 @@ class ReplayCursor:
         found = self.ranges[partition.partition]
         found.rewound(partition.offset)
         consumer = self._attached
+        assert found.cursor is not None  # rewound sets it
         consumer.seek(TopicPartition(self.topic, found.partition, found.cursor))
         consumer.resume([TopicPartition(self.topic, found.partition)])
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from typing import Any
 
 from confluent_kafka import Message
 
@@ -57,7 +58,7 @@ class ReplayDecider:
     def __call__(self, message: Message) -> Decision[Outcome]:
         """What to do with one quarantine message."""
         try:
-            record = self.serde.deserialize_quarantine(message.value())
+            record = self.serde.deserialize_quarantine(message.value() or b"")  # None: empty, CorruptRecordError
         except SerializationError as exc:
             if exc.reason is None:
                 raise  # the registry is down: not this record's fault, do not move past it
@@ -65,10 +66,13 @@ class ReplayDecider:
             return Decision((), Outcome(STILL_UNREADABLE, reason="unreadable-quarantine-record"))
         raw, failure = self._raw(record)
         host = record_host(raw)
-        if not self.selection.selects(record, raw, message.partition(), message.offset()):
+        partition, offset = message.partition(), message.offset()
+        assert partition is not None and offset is not None  # a consumed message has them
+        if not self.selection.selects(record, raw, partition, offset):
             # Carried forward: the cursor moves past it, so a later replay must find it after the cursor.
             # A dry run counts it too (its policy writes nothing): what the real run would copy.
-            carried = Output(self.quarantine_topic, message.key(), message.value(), message.headers())
+            # A consumed message's headers are a list of (str, bytes | None); the stub's type is also set_headers' dict.
+            carried = Output(self.quarantine_topic, message.key(), message.value(), message.headers())  # type: ignore[arg-type]
             return Decision((carried,), Outcome(SKIPPED_BY_FILTER, host, carried=True))
         if record["replay_count"] >= self.max_replays:
             return Decision((), Outcome(SKIPPED_BY_MAX_REPLAYS, host))
@@ -76,7 +80,7 @@ class ReplayDecider:
             return self._still(self._unreadable(record, failure), STILL_UNREADABLE, host, record)
         return self._decoded(record, raw, host)
 
-    def _decoded(self, record: dict, raw: dict, host: str | None) -> Decision[Outcome]:
+    def _decoded(self, record: dict[str, Any], raw: dict[str, Any], host: str | None) -> Decision[Outcome]:
         routed = self.router.route(
             raw,
             _origin(record["origin"]),
@@ -87,13 +91,14 @@ class ReplayDecider:
         )
         if routed.destination != CLEAN:
             return self._still(routed, STILL_LOSSY, host, record)
+        assert routed.record is not None  # a clean route has its record
         value = self.serde.serialize_clean(routed.record, utf8_text=routed.text_utf8)
         if len(value) > self.message_limit:
             return self._still(self._too_large(record, len(value)), STILL_LOSSY, host, record)
         outcome = Outcome(RELEASED, host, _attempt(record["attempt"]), _described(routed))
         return Decision((Output(self.clean_topic, record["raw_key"], value, _headers(record) or None),), outcome)
 
-    def _raw(self, record: dict) -> tuple[dict | None, SerializationError | None]:
+    def _raw(self, record: dict[str, Any]) -> tuple[dict[str, Any] | None, SerializationError | None]:
         """The raw response; for one quarantined unreadable, its bytes are read again (a schema may have come)."""
         if record["raw"] is not None:
             return record["raw"], None
@@ -106,7 +111,7 @@ class ReplayDecider:
                 raise
             return None, exc
 
-    def _still(self, routed: Routed, kind: str, host: str | None, record: dict) -> Decision[Outcome]:
+    def _still(self, routed: Routed, kind: str, host: str | None, record: dict[str, Any]) -> Decision[Outcome]:
         outcome = Outcome(
             kind,
             host,
@@ -117,11 +122,13 @@ class ReplayDecider:
         )
         if not self.requarantine:
             return Decision((), outcome)
+        assert routed.record is not None  # replay's router quarantines non-text, never skips
         value = self.serde.serialize_quarantine(routed.record)
         return Decision((Output(self.quarantine_topic, record["raw_key"], value, _headers(record) or None),), outcome)
 
-    def _unreadable(self, record: dict, failure: SerializationError | None) -> Routed:
+    def _unreadable(self, record: dict[str, Any], failure: SerializationError | None) -> Routed:
         reason = failure.reason if failure is not None else record["reason"]
+        assert reason is not None  # _raw keeps only failures with a reason; a quarantine record has one
         routed = self.router.unreadable(
             reason,
             str(failure) if failure is not None else (record["error"] or "the message had no value"),
@@ -130,10 +137,11 @@ class ReplayDecider:
             value=record["raw_value"],
             kafka_headers=_headers(record),
         )
+        assert routed.record is not None  # unreadable always builds one
         routed.record["replay_count"] = record["replay_count"] + 1
         return routed
 
-    def _too_large(self, record: dict, size: int) -> Routed:
+    def _too_large(self, record: dict[str, Any], size: int) -> Routed:
         again = dict(
             record,
             reason="too-large",
@@ -144,18 +152,18 @@ class ReplayDecider:
         return Routed(QUARANTINE, again, reason="too-large")
 
 
-def _origin(origin: Mapping) -> Origin:
+def _origin(origin: Mapping[str, Any]) -> Origin:
     stamp = origin.get("timestamp")
     if isinstance(stamp, dt.datetime):
         stamp = int(stamp.timestamp() * 1000)
     return Origin(origin["topic"], origin["partition"], origin["offset"], stamp)
 
 
-def _headers(record: Mapping) -> list[tuple[str, bytes | None]]:
+def _headers(record: Mapping[str, Any]) -> list[tuple[str, bytes | None]]:
     return [(header["key"], header["value"]) for header in record["raw_headers"]]
 
 
-def _attempt(attempt: Mapping | None) -> str:
+def _attempt(attempt: Mapping[str, Any] | None) -> str:
     return f"{attempt['encoding']}/{attempt['source']}" if attempt else "-"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from ..observability.logging import get_logger
@@ -25,7 +26,9 @@ _LOG_EVERY_S = 10.0
 class Progress:
     """*total*: the quarantine offsets the run planned to read; ``update(done=...)`` says how many are dealt with."""
 
-    def __init__(self, total: int = 0, *, stream: TextIO | None = None, clock=time.monotonic) -> None:
+    def __init__(
+        self, total: int = 0, *, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.total = total
         self.done = 0
         self.stream = stream if stream is not None else sys.stderr

@@ -109,7 +109,7 @@ class Replayer:
             ),
         )
 
-    def stop(self, *_signal_args) -> None:
+    def stop(self, *_signal_args: object) -> None:
         """Finish the current batch, then end the run (safe from a signal handler)."""
         self.engine.stop()
 

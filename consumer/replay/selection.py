@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..decoding.hosts import HostPatterns, host_of, parse_host_pattern
 
@@ -41,7 +42,7 @@ class Selection:
         object.__setattr__(self, "hosts", hosts)
         object.__setattr__(self, "_patterns", HostPatterns((h, h) for h in hosts))
 
-    def selects(self, record: Mapping, raw: Mapping | None, partition: int, offset: int) -> bool:
+    def selects(self, record: Mapping[str, Any], raw: Mapping[str, Any] | None, partition: int, offset: int) -> bool:
         return (
             self._offset_selected(partition, offset)
             and (not self.reasons or record["reason"] in self.reasons)
@@ -53,7 +54,7 @@ class Selection:
         start = self.from_offsets.get(partition, self.from_offsets.get(None))
         return start is None or offset >= start
 
-    def _time_selected(self, record: Mapping) -> bool:
+    def _time_selected(self, record: Mapping[str, Any]) -> bool:
         stamp = record["origin"].get("timestamp")
         if stamp is None:
             stamp = record["quarantined_at"]
@@ -62,11 +63,11 @@ class Selection:
             return False
         return self.until_ms is None or stamp < self.until_ms
 
-    def _host_selected(self, raw: Mapping | None) -> bool:
+    def _host_selected(self, raw: Mapping[str, Any] | None) -> bool:
         return self._patterns.lookup(record_host(raw)) is not None
 
 
-def record_host(raw: Mapping | None) -> str | None:
+def record_host(raw: Mapping[str, Any] | None) -> str | None:
     """The host of a raw response's URL as the processor reads it (``decoding.hosts.host_of``)."""
     return host_of(raw.get("url")) if raw else None
 
@@ -95,7 +96,7 @@ def parse_offset(text: str) -> tuple[int | None, int]:
     return where, value
 
 
-def _millis(stamp) -> int:
+def _millis(stamp: int | dt.datetime) -> int:
     # fastavro reads timestamp-millis as an aware datetime.
     if isinstance(stamp, dt.datetime):
         return int(stamp.timestamp() * 1000)

@@ -42,10 +42,10 @@ class Summary:
     requarantined: int = 0
     carried_forward: int = 0
     #: Per host: outcome kind -> count, and (before, after) -> count for released records.
-    hosts: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
-    changes: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    hosts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    changes: dict[str, Counter[tuple[str, str]]] = field(default_factory=lambda: defaultdict(Counter))
     #: Reasons of records still quarantined (lossy, too-large, ...).
-    still_reasons: Counter = field(default_factory=Counter)
+    still_reasons: Counter[str] = field(default_factory=Counter)
 
     def add(self, outcome: Outcome) -> None:
         self.read += 1

@@ -75,6 +75,7 @@ class AvroSerializer:
     def header(self) -> bytes:
         """The bytes every message starts with (asks the registry once, when there is one)."""
         if self._header is None:
+            assert self._registry is not None and self._subject is not None  # no header of its own: a registry's
             self._header = confluent_header(self._registry.schema_id(self._subject, self.schema))
         return self._header
 
@@ -183,6 +184,7 @@ class AvroDeserializer:
             raise CorruptRecordError(
                 f"{len(data) - buffer.tell()} bytes left after the record (writer schema {_describe(framing, key)})"
             )
+        assert isinstance(record, dict)  # the reader schema is a record
         return record
 
     def writer_schema(self, data: bytes) -> StoredSchema:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 #: Appends one value's encoding to the list.
-Write = Callable[[Any, list], None]
+Write = Callable[[Any, list[bytes]], None]
 
 _PRIMITIVE = frozenset({"null", "boolean", "int", "long", "double", "bytes", "string"})
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
@@ -107,12 +107,12 @@ class _Compiler:
             return _primitive(kind)
         raise _NotCompiled(f"type {kind}")
 
-    def union(self, branches: list) -> Write:
+    def union(self, branches: list[Any]) -> Write:
         if len(branches) != 2 or branches[0] != "null":
             raise _NotCompiled("a union other than null and one type")
         return _nullable(self.compile(branches[1]))
 
-    def record(self, schema: dict) -> Write:
+    def record(self, schema: dict[str, Any]) -> Write:
         cell: list[Write] = []
         self.named[schema["name"]] = cell
         fields = tuple((field["name"], self.compile(field["type"])) for field in schema["fields"])
@@ -123,7 +123,7 @@ class _Compiler:
         return cell[0]
 
 
-def _default(write: Write, field: dict) -> bytes | None:
+def _default(write: Write, field: dict[str, Any]) -> bytes | None:
     """The encoding of *field*'s default, where its JSON value is also its Python value
     (a bytes default, JSON text, is not: a record without that field goes to fastavro)."""
     if "default" not in field:
@@ -140,7 +140,7 @@ def _record(fields: tuple[tuple[str, Write], ...], defaults: dict[str, bytes]) -
     count = len(fields)
     names = frozenset(name for name, _ in fields)
 
-    def write(value, out):
+    def write(value: Any, out: list[bytes]) -> None:
         if type(value) is not dict:
             raise Unencodable("not a dict")
         if len(value) != count:
@@ -151,7 +151,7 @@ def _record(fields: tuple[tuple[str, Write], ...], defaults: dict[str, bytes]) -
         except KeyError as exc:
             raise Unencodable(f"field {exc} missing") from None
 
-    def _with_defaults(value, out):
+    def _with_defaults(value: Any, out: list[bytes]) -> None:
         """fastavro's strict_allow_default: a missing field takes its default, an unknown one is refused."""
         if not value.keys() <= names:
             raise Unencodable("a field the schema does not have")
@@ -167,7 +167,7 @@ def _record(fields: tuple[tuple[str, Write], ...], defaults: dict[str, bytes]) -
 
 
 def _nullable(write: Write) -> Write:
-    def nullable(value, out):
+    def nullable(value: Any, out: list[bytes]) -> None:
         if value is None:
             out.append(_NULL_BRANCH)
         else:
@@ -178,7 +178,7 @@ def _nullable(write: Write) -> Write:
 
 
 def _array(write_item: Write) -> Write:
-    def array(value, out):
+    def array(value: Any, out: list[bytes]) -> None:
         if type(value) is not list:
             raise Unencodable("not a list")
         if value:
@@ -205,12 +205,12 @@ def _logical(kind: str, logical: str) -> Write:
     raise _NotCompiled(f"logical type {logical} on {kind}")
 
 
-def _null(value, out):
+def _null(value: Any, out: list[bytes]) -> None:
     if value is not None:
         raise Unencodable("not None")
 
 
-def _boolean(value, out):
+def _boolean(value: Any, out: list[bytes]) -> None:
     if value is True:
         out.append(_TRUE)
     elif value is False:
@@ -219,32 +219,32 @@ def _boolean(value, out):
         raise Unencodable("not a bool")
 
 
-def _int(value, out):
+def _int(value: Any, out: list[bytes]) -> None:
     if type(value) is not int or value not in _INT_RANGE:
         raise Unencodable("not an int in range")
     out.append(encode_long(value))
 
 
-def _long(value, out):
+def _long(value: Any, out: list[bytes]) -> None:
     if type(value) is not int or value not in _LONG_RANGE:
         raise Unencodable("not an int in range")
     out.append(encode_long(value))
 
 
-def _double(value, out):
+def _double(value: Any, out: list[bytes]) -> None:
     if type(value) is not float:
         raise Unencodable("not a float")
     out.append(_DOUBLE(value))
 
 
-def _bytes(value, out):
+def _bytes(value: Any, out: list[bytes]) -> None:
     if type(value) is not bytes:
         raise Unencodable("not bytes")
     out.append(encode_long(len(value)))
     out.append(value)
 
 
-def _string(value, out):
+def _string(value: Any, out: list[bytes]) -> None:
     if type(value) is not str:
         raise Unencodable("not a str")
     try:
@@ -255,7 +255,7 @@ def _string(value, out):
     out.append(encoded)
 
 
-def _timestamp_millis(value, out):
+def _timestamp_millis(value: Any, out: list[bytes]) -> None:
     """An int, or an aware datetime by fastavro's arithmetic (naive ones depend on the local zone)."""
     if type(value) is datetime.datetime and value.tzinfo is not None:
         delta = value - _EPOCH
@@ -263,7 +263,7 @@ def _timestamp_millis(value, out):
     _long(value, out)
 
 
-def _date(value, out):
+def _date(value: Any, out: list[bytes]) -> None:
     if type(value) is datetime.date:
         value = value.toordinal() - _EPOCH_DAY
     _int(value, out)

@@ -11,8 +11,8 @@ registered in; ids of our own schemas are cached here per subject.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
@@ -24,6 +24,7 @@ from .schemas import SchemaStore, StoredSchema
 
 _SCHEMES = ("http", "https", "mock")
 _NOT_FOUND = 404
+_T = TypeVar("_T")
 
 
 def client_config(*, username: str = "", password: str = "", ca_location: str = "") -> dict[str, str]:
@@ -39,10 +40,15 @@ def client_config(*, username: str = "", password: str = "", ca_location: str = 
 class RegistrySettings(Protocol):
     """The settings that say which registry to use and how to reach it (``consumer.settings.Settings`` has them)."""
 
-    schema_registry_url: str
-    schema_registry_username: str
-    schema_registry_password: str
-    schema_registry_ca_location: str
+    # Read-only properties: a frozen dataclass has no settable attributes, which plain members would require.
+    @property
+    def schema_registry_url(self) -> str: ...
+    @property
+    def schema_registry_username(self) -> str: ...
+    @property
+    def schema_registry_password(self) -> str: ...
+    @property
+    def schema_registry_ca_location(self) -> str: ...
 
 
 def registry_from_settings(settings: RegistrySettings) -> SchemaRegistry | None:
@@ -121,7 +127,7 @@ class SchemaRegistry:
 
     def _lookup(self, subject: str, request: Schema, schema: StoredSchema) -> int:
         try:
-            return self._call(self.client.lookup_schema, subject, request).schema_id
+            found = self._call(self.client.lookup_schema, subject, request).schema_id
         except RegistryError as exc:
             cause = exc.__cause__
             if isinstance(cause, SchemaRegistryError) and cause.http_status_code == _NOT_FOUND:
@@ -130,6 +136,8 @@ class SchemaRegistry:
                     f" {subject!r} and auto-registration is off: register it first"
                 ) from exc
             raise
+        assert found is not None  # a lookup's answer carries the id (the client types every field Optional)
+        return found
 
     def writer_schema(self, schema_id: int, store: SchemaStore) -> StoredSchema:
         """Fetch the schema with *schema_id* (and the schemas it references) into *store*."""
@@ -143,6 +151,7 @@ class SchemaRegistry:
                 f"schema id {schema_id} is a {fetched.schema_type} schema, not Avro", schema_id=schema_id
             )
         references = self._references(fetched, schema_id)
+        assert fetched.schema_str is not None  # a fetched schema has its text (the client types it Optional)
         try:
             return store.register_writer(fetched.schema_str, registry_id=schema_id, references=references)
         except SchemaDefinitionError as exc:
@@ -151,7 +160,9 @@ class SchemaRegistry:
                 f"schema id {schema_id} is not a usable Avro schema: {exc}", schema_id=schema_id
             ) from exc
 
-    def _references(self, schema: Schema, schema_id: int, seen: set | None = None) -> list[str]:
+    def _references(
+        self, schema: Schema, schema_id: int, seen: set[tuple[str | None, int | None]] | None = None
+    ) -> list[str]:
         """Schema strings *schema* references, dependencies first (each once)."""
         seen = set() if seen is None else seen
         out: list[str] = []
@@ -170,11 +181,12 @@ class SchemaRegistry:
             if registered is None:  # some client versions answer None rather than raise 404
                 raise UnknownSchemaError(missing, schema_id=schema_id)
             out.extend(self._references(registered.schema, schema_id, seen))
+            assert registered.schema.schema_str is not None  # as in writer_schema
             out.append(registered.schema.schema_str)
         return out
 
     @staticmethod
-    def _call(method, *args, missing: str | None = None, schema_id: int | None = None):
+    def _call(method: Callable[..., _T], *args: Any, missing: str | None = None, schema_id: int | None = None) -> _T:
         """*method(*args)*; "not found" becomes UnknownSchemaError(*missing*) where
         that is the message's fault, any other failure RegistryError."""
         try:

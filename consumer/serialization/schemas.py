@@ -27,7 +27,7 @@ SCHEMAS_DIR_ENV = "CRAWL_DECODER_SCHEMAS_DIR"
 _NAMED_KINDS = ("record", "error", "enum", "fixed")
 
 
-def schemas_dir(configured: str | os.PathLike | None = None, environ: Mapping[str, str] = os.environ) -> Path:
+def schemas_dir(configured: str | os.PathLike[str] | None = None, environ: Mapping[str, str] = os.environ) -> Path:
     """The directory of our schemas: *configured* if given, else ``$CRAWL_DECODER_SCHEMAS_DIR``, else the
     copy an installed package carries (``consumer/schemas``, put there by the build: setup.py), else the
     source tree's ``schemas/`` (an editable install or a checkout on ``sys.path``)."""
@@ -67,7 +67,7 @@ class SchemaStore:
     per registry (and per processor; registration is not thread-safe).
     """
 
-    def __init__(self, directory: str | os.PathLike | None = None) -> None:
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         self.directory = schemas_dir(directory)
         self._named: dict[str, Any] = {}
         self._readers: dict[str, StoredSchema] = {}
@@ -110,10 +110,10 @@ class SchemaStore:
 
     def register_writer(
         self,
-        schema: Mapping | Sequence | str,
+        schema: Mapping[str, Any] | Sequence[Any] | str,
         *,
         registry_id: int | None = None,
-        references: Iterable[Mapping | str] = (),
+        references: Iterable[Mapping[str, Any] | str] = (),
     ) -> StoredSchema:
         """Add a writer schema (a JSON string or its parsed JSON) and return it.
 
@@ -131,7 +131,7 @@ class SchemaStore:
             self._by_registry_id[registry_id] = stored
         return stored
 
-    def load_directory(self, directory: str | os.PathLike) -> list[StoredSchema]:
+    def load_directory(self, directory: str | os.PathLike[str]) -> list[StoredSchema]:
         """Register every ``*.avsc`` of *directory* as a writer schema (e.g. older versions)."""
         loaded = self._load_files(_avsc_files(Path(directory)), dict(self._named))
         return [self._by_fingerprint.setdefault(stored.fingerprint, stored) for stored in loaded]
@@ -181,7 +181,7 @@ def _read_json(path: Path) -> Any:
         raise SchemaDefinitionError(f"cannot read schema {path}: {exc}") from exc
 
 
-def _json(schema: Mapping | Sequence | str) -> Any:
+def _json(schema: Mapping[str, Any] | Sequence[Any] | str) -> Any:
     if isinstance(schema, str):
         try:
             return json.loads(schema)

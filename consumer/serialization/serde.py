@@ -20,14 +20,23 @@ from .schemas import SchemaStore
 class SerdeSettings(Protocol):
     """What ``build_serde`` reads of the settings (``consumer.settings.Settings`` has it all)."""
 
-    schemas_dir: str
-    writer_schemas_dir: str
-    schema_registry_url: str
-    schema_registry_username: str
-    schema_registry_password: str
-    schema_registry_ca_location: str
-    clean_topic: str
-    quarantine_topic: str
+    # Read-only properties: a frozen dataclass has no settable attributes, which plain members would require.
+    @property
+    def schemas_dir(self) -> str: ...
+    @property
+    def writer_schemas_dir(self) -> str: ...
+    @property
+    def schema_registry_url(self) -> str: ...
+    @property
+    def schema_registry_username(self) -> str: ...
+    @property
+    def schema_registry_password(self) -> str: ...
+    @property
+    def schema_registry_ca_location(self) -> str: ...
+    @property
+    def clean_topic(self) -> str: ...
+    @property
+    def quarantine_topic(self) -> str: ...
 
 
 @dataclass(frozen=True)
