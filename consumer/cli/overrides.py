@@ -144,7 +144,7 @@ exit status:
   or --write refused (the file unchanged); 2 usage error."""
 
 
-def _register_suggest(commands) -> None:
+def _register_suggest(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ..overrides.suggest import DEFAULT_MIN_SHARE
 
     suggest = commands.add_parser(
@@ -210,7 +210,7 @@ def run_suggest(args: argparse.Namespace) -> int:
     return 0
 
 
-def _quarantine_window(args: argparse.Namespace, settings: Settings) -> list[dict]:
+def _quarantine_window(args: argparse.Namespace, settings: Settings) -> list[dict[str, Any]]:
     """The quarantine topic's readable records in the bounds given, filtered as replay filters."""
     from ..kafka import KafkaConnection
     from ..overrides.topics import window_records

@@ -253,7 +253,11 @@ class LagMonitor:
             reading[partition].age_s = max(now_ms - stamp, 0) / 1000
 
     def _first_timestamps_known(
-        self, isolation_level: str, consumer: Any, ranges: dict[int, tuple[int, int]], found: dict
+        self,
+        isolation_level: str,
+        consumer: Any,
+        ranges: dict[int, tuple[int, int]],
+        found: dict[tuple[str, int, int], int],
     ) -> dict[int, int]:
         """``_first_timestamps``, fetching only the partitions whose start offset's record is not known yet;
         adds what it knows to *found*."""

@@ -15,9 +15,10 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .config import OverrideConfig
 from .exceptions import OverridesError, Problem
@@ -25,7 +26,7 @@ from .loader import parse_overrides
 from .suggest import entries_yaml
 
 
-def append_entries(path: str | os.PathLike[str], entries: list[dict]) -> OverrideConfig:
+def append_entries(path: str | os.PathLike[str], entries: list[dict[str, Any]]) -> OverrideConfig:
     """Add *entries* to the overrides file at *path* (created when missing); the new file's config.
 
     Raises ``OverridesError`` (the file unchanged) when the file is invalid now or would be after.
@@ -42,7 +43,7 @@ def append_entries(path: str | os.PathLike[str], entries: list[dict]) -> Overrid
     return config
 
 
-def _with_entries(text: str, entries: list[dict]) -> str:
+def _with_entries(text: str, entries: list[dict[str, Any]]) -> str:
     """*text* with *entries* appended to its ``overrides:`` list."""
     root = yaml.compose(text, Loader=yaml.SafeLoader) if text.strip() else None
     overrides = _overrides_node(root)
@@ -54,21 +55,24 @@ def _with_entries(text: str, entries: list[dict]) -> str:
         return text[:at] + newline + entries_yaml(entries, indent) + text[at:]
     block = "overrides:\n" + entries_yaml(entries)
     if overrides is not None:  # "overrides: []" or "overrides:" alone: the list is written in its place
+        assert isinstance(root, MappingNode)  # _overrides_node found the list in it
         key = _key_of(root, overrides)
         start = _line_start(text, key.start_mark.index)
         return text[:start] + block + text[_line_after(text, overrides.end_mark.index):]
     return text + ("" if not text or text.endswith("\n") else "\n") + block
 
 
-def _overrides_node(root):
+def _overrides_node(root: Node | None) -> Node | None:
     if not isinstance(root, MappingNode):
         return None
     return next((value for key, value in root.value if isinstance(key, ScalarNode) and key.value == "overrides"),
                 None)
 
 
-def _key_of(root: MappingNode, value) -> ScalarNode:
-    return next(key for key, found in root.value if found is value)
+def _key_of(root: MappingNode, value: Node) -> ScalarNode:
+    key = next(key for key, found in root.value if found is value)
+    assert isinstance(key, ScalarNode)  # _overrides_node matched a scalar key
+    return key
 
 
 def _line_start(text: str, index: int) -> int:

@@ -31,6 +31,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
@@ -92,9 +93,9 @@ class Suggestion:
     trials: tuple[Trial, ...]  # most plausible first
     chosen: Trial | None
     why_none: str | None = None
-    entry: dict | None = None  # the overrides file entry, when an encoding is chosen
+    entry: dict[str, Any] | None = None  # the overrides file entry, when an encoding is chosen
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "host": self.host,
             "records": self.records,
@@ -121,7 +122,7 @@ class Collected:
     skipped: Counter[str] = field(default_factory=Counter)
 
 
-def collect(records: Iterable[Mapping], max_body_bytes: int) -> Collected:
+def collect(records: Iterable[Mapping[str, Any]], max_body_bytes: int) -> Collected:
     """Group the lossy quarantined records with their raw record by host; count the rest by reason."""
     found = Collected()
     for record in records:
@@ -141,7 +142,7 @@ def collect(records: Iterable[Mapping], max_body_bytes: int) -> Collected:
     return found
 
 
-def _sample(raw: Mapping, max_body_bytes: int) -> Sample | None:
+def _sample(raw: Mapping[str, Any], max_body_bytes: int) -> Sample | None:
     """The body as the processor decoded it (Content-Encoding undone), its declarations and detector leaders."""
     coding = None if raw.get("content_encoding_removed") else header_value(raw["headers"], "content-encoding")
     body = content_encoding.undo(raw["body"], coding, max_body_bytes)
@@ -233,7 +234,7 @@ def _why_none(trials: tuple[Trial, ...], samples: list[Sample], min_share: float
 
 
 def entry(host: str, chosen: Trial, declared: tuple[str, ...], today: dt.date, owner: str = "",
-          ticket: str = "") -> dict:
+          ticket: str = "") -> dict[str, Any]:
     """The overrides file entry for *chosen*; ``reason`` says the evidence.  Without *owner* or *ticket* it
     has neither, and the loader refuses it until someone says who answers for it."""
     said = f"declared {', '.join(declared)}" if declared else "declared nothing"
@@ -254,7 +255,7 @@ def entry(host: str, chosen: Trial, declared: tuple[str, ...], today: dt.date, o
     return found
 
 
-def entries_yaml(entries: list[dict], indent: int = 2) -> str:
+def entries_yaml(entries: list[dict[str, Any]], indent: int = 2) -> str:
     """The entries as items of the file's ``overrides:`` list, each item's ``-`` at column *indent*.
 
     An entry without owner or ticket gets an empty ``owner:`` with a comment: the file refuses it until filled.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from confluent_kafka import OFFSET_END, Consumer, KafkaError, TopicPartition
@@ -72,11 +72,11 @@ def _tail(consumer: Consumer, topic: str, per_partition: int, timeout: float) ->
 def window_records(
     connection: KafkaConnection,
     topic: str,
-    deserialize: Callable[[bytes], dict],
+    deserialize: Callable[[bytes], dict[str, Any]],
     *,
     since_ms: int | None = None,
     idle_timeout: float = 30.0,
-) -> Iterator[tuple[bytes | None, dict | None, bytes]]:
+) -> Generator[tuple[bytes | None, dict[str, Any] | None, bytes | None], None, None]:
     """Yield (key, record or None when unreadable, value) from *topic* up to its end as of the call.
 
     Each partition is read from the first record written at or after *since_ms*
@@ -105,18 +105,21 @@ def window_records(
                                        f"partition(s) {sorted(remaining)}")
                 continue
             last_seen = time.monotonic()
-            if message.error() is not None:
-                if message.error().code() == KafkaError._PARTITION_EOF:
-                    remaining.pop(message.partition(), None)
+            error, partition, offset = message.error(), message.partition(), message.offset()
+            if error is not None:
+                if error.code() == KafkaError._PARTITION_EOF:
+                    assert partition is not None  # an EOF event names its partition
+                    remaining.pop(partition, None)
                 continue
-            end = remaining.get(message.partition())
-            if end is None or message.offset() >= end:  # written after the start: not this read's
-                remaining.pop(message.partition(), None)
+            assert partition is not None and offset is not None  # a consumed message has them
+            end = remaining.get(partition)
+            if end is None or offset >= end:  # written after the start: not this read's
+                remaining.pop(partition, None)
                 continue
-            if message.offset() + 1 >= end:
-                remaining.pop(message.partition(), None)
+            if offset + 1 >= end:
+                remaining.pop(partition, None)
             try:
-                record = deserialize(message.value())
+                record = deserialize(message.value() or b"")  # None: empty, which no deserializer reads
             except Exception:  # noqa: BLE001 - a record we cannot read is still worth counting
                 record = None
             yield message.key(), record, message.value()
@@ -124,7 +127,7 @@ def window_records(
         consumer.close()
 
 
-def _window(consumer, topic: str, since_ms: int | None, timeout: float) -> dict[int, tuple[int, int]]:
+def _window(consumer: Consumer, topic: str, since_ms: int | None, timeout: float) -> dict[int, tuple[int, int]]:
     """Per partition, [start, end) to read: end is the high watermark now."""
     found = consumer.list_topics(topic, timeout=timeout).topics.get(topic)
     if found is None or found.error is not None or not found.partitions:
