@@ -13,7 +13,7 @@ import signal
 import threading
 import time
 
-from confluent_kafka import Message
+from confluent_kafka import KafkaError, Message
 
 from .decoding import OverrideTable, media_family, prescan
 from .decoding import prepare as prepare_decoders
@@ -24,11 +24,14 @@ from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, Exactl
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.startup import wait_for_cluster
+from .observability.client_logs import client_logs
 from .observability.health import HealthServer, Heartbeat
 from .observability.host_alarms import HostAlarms, alarms_route
 from .observability.lag import LagMonitor
 from .observability.logging import get_logger
 from .observability.metrics import Metrics
+from .observability.readiness import Readiness
+from .overrides.exceptions import OverridesError
 from .overrides.reload import OverridesWatcher
 from .overrides.review import active_table, overdue
 from .overrides.shadow import ShadowStats
@@ -39,6 +42,14 @@ from .settings import ProcessingMode, Settings
 
 #: /healthz fails when the loop has not come round for this long (a stuck broker call, a deadlock).
 LIVENESS_WINDOW_S = 60.0
+
+#: Seconds between reads of an overrides file refused at start.
+OVERRIDES_RETRY_S = 1.0
+
+#: librdkafka's errors that mean the cluster cannot be reached (readiness), not a bad record or request.
+UNREACHABLE = frozenset(
+    {KafkaError._ALL_BROKERS_DOWN, KafkaError._TRANSPORT, KafkaError._RESOLVE, KafkaError._AUTHENTICATION}
+)
 
 
 class App:
@@ -55,16 +66,14 @@ class App:
         self.alarms = HostAlarms()
         self.shadow = ShadowStats()
         self.serde = build_serde(settings)
-        self.overrides = OverridesWatcher(
-            settings.overrides_path,
-            on_reload=self._overrides_reloaded,
-            on_rejected=self._overrides_rejected,
-            on_restored=self._overrides_restored,
-            allow_missing=True,
+        self.readiness = Readiness(
+            settings.not_ready_after_s,
+            what=f"partitions of {settings.landing_topic} (group {settings.group_id})",
         )
-        self.metrics.overrides_loaded(len(self.overrides.current))
+        #: The overrides file as refused at start: nothing is consumed until it is valid (never decode without it).
+        self._refused: OverridesError | None = None
         self._table_day = today()
-        self._table = self._active_table()
+        self._open_overrides()
         #: The stream processor: the batch engine over the landing topic, with the processor's decision.
         self.processor = BatchEngine(
             consumer=self._consumer,
@@ -91,18 +100,19 @@ class App:
             hooks=Hooks(
                 committed=self._committed,
                 between_batches=self._between_batches,
-                consumer_error=lambda error: self.log.warning("consumer error", error=error.str()),
-                batch_aborted=lambda reason: self.log.warning("batch aborted, re-reading it", reason=reason),
-                assigned=lambda parts: self.log.info("partitions assigned", partitions=_names(parts)),
-                revoked=lambda parts: self.log.info("partitions revoked", partitions=_names(parts)),
-                lost=lambda parts: self.log.warning("partitions lost", partitions=_names(parts)),
+                consumer_error=self._consumer_error,
+                batch_aborted=self._batch_aborted,
+                assigned=self._assigned,
+                revoked=self._revoked,
+                lost=self._lost,
+                start_waiting=self._transactions_waiting,
             ),
         )
         self.http = HealthServer(
             settings.http_port,
             self.metrics,
             is_alive=lambda: self.heartbeat.alive(LIVENESS_WINDOW_S),
-            is_ready=lambda: self.processor.assigned.is_set() and not self.processor.stopping,
+            is_ready=lambda: not self._why_not_ready(),
             why_not_ready=self._why_not_ready,
             # Which hosts are behind a quarantine spike: metrics never carry host labels.
             extra_routes={"/alarms": alarms_route(self.alarms)},
@@ -114,6 +124,7 @@ class App:
             settings.group_id,
             settings.landing_topic,
             self.metrics,
+            on_reading=self._lag_read,
         )
 
     # -- lifecycle -----------------------------------------------------------
@@ -141,11 +152,11 @@ class App:
             "processor starting",
             mode=self.settings.processing_mode.value,
             http_port=self.http.port,
-            overrides=len(self.overrides.current),
+            overrides=len(self.overrides.current) if self._refused is None else None,
             kafka=repr(self.connection),
         )
         try:
-            if self._wait_for_kafka():
+            if self._wait_for_overrides() and self._wait_for_kafka():
                 self.lag.start()
                 self.processor.run()
         finally:
@@ -169,11 +180,16 @@ class App:
         return wait_for_cluster(self.connection, topics, stop=self._stopped, report=report)
 
     def _why_not_ready(self) -> str:
+        """Empty when ready (``/readyz`` 200); else the reason, the most fundamental first."""
         if self.processor.stopping:
             return "stopping"
+        if self._refused is not None:
+            return f"overrides file refused: {self._refused}".replace("\n", "; ")
         if self._waiting:
             return self._waiting
-        return f"no partitions of {self.settings.landing_topic} assigned yet (group {self.settings.group_id})"
+        if not self.processor.assigned.is_set():
+            return f"no partitions of {self.settings.landing_topic} assigned yet (group {self.settings.group_id})"
+        return self.readiness.problem() or ""
 
     def install_signal_handlers(self) -> None:
         if threading.current_thread() is threading.main_thread():
@@ -183,7 +199,16 @@ class App:
     # -- factories (called by the loop when it starts: constructors stay offline) ----------
 
     def _consumer(self):
-        extra = {"group.instance.id": self.settings.group_instance_id} if self.settings.group_instance_id else None
+        logs = client_logs()
+
+        def error_cb(error: KafkaError) -> None:  # inside consume(), in the loop's thread
+            if error.code() in UNREACHABLE:
+                self.readiness.kafka_failed(error.str())
+            logs.error(error)
+
+        extra: dict[str, object] = {"logger": logs, "error_cb": error_cb}
+        if self.settings.group_instance_id:
+            extra["group.instance.id"] = self.settings.group_instance_id
         return make_consumer(self.connection, self.settings.group_id, extra=extra)
 
     def _policy(self) -> Policy:
@@ -198,7 +223,44 @@ class App:
 
     # -- hooks -------------------------------------------------------------------
 
+    def _consumer_error(self, error: KafkaError) -> None:
+        if error.code() in UNREACHABLE:
+            self.readiness.kafka_failed(error.str())
+        self.log.warning("consumer error", error=error.str())
+
+    def _batch_aborted(self, reason: str) -> None:
+        self.readiness.kafka_failed(f"batch not committed: {reason}")
+        self.log.warning("batch aborted, re-reading it", reason=reason)
+
+    def _assigned(self, parts) -> None:
+        self.readiness.assigned(_keys(parts))
+        self.log.info("partitions assigned", partitions=_names(parts))
+
+    def _revoked(self, parts) -> None:
+        self.readiness.released(_keys(parts))
+        self.log.info("partitions revoked", partitions=_names(parts))
+
+    def _lost(self, parts) -> None:
+        self.readiness.released(_keys(parts))
+        self.log.warning("partitions lost", partitions=_names(parts))
+
+    def _lag_read(self, failure: str | None) -> None:
+        if failure is None:
+            self.readiness.kafka_answered()
+        else:
+            self.readiness.kafka_failed(failure)
+
+    def _transactions_waiting(self, problem: str | None) -> None:
+        """Transactions cannot start yet (a coordinator that does not answer): not ready, waiting, alive."""
+        self.heartbeat.beat()
+        self._waiting = f"waiting for transactions: {problem}" if problem else ""
+        if problem:
+            self.log.error("waiting for transactions", problem=problem, transactional_id=self.settings.transactional_id)
+        else:
+            self.log.info("transactions ready")
+
     def _committed(self, decided: Decided, seconds: float) -> None:
+        self.readiness.kafka_answered()
         for message, decision in decided:
             self._routed(message, decision.note)
         self._batch_done([message for message, _ in decided], seconds)
@@ -260,6 +322,46 @@ class App:
 
     # -- overrides -------------------------------------------------------------------
 
+    def _open_overrides(self) -> bool:
+        """Read the overrides file; refused (invalid), the processor waits for a valid one (not ready,
+        ``overrides_config_valid`` 0) instead of exiting: a crash loop would stall every restart and rollout."""
+        try:
+            self._watcher = OverridesWatcher(
+                self.settings.overrides_path,
+                on_reload=self._overrides_reloaded,
+                on_rejected=self._overrides_rejected,
+                on_restored=self._overrides_restored,
+                allow_missing=True,
+            )
+        except OverridesError as exc:
+            if self._refused is None or str(exc) != str(self._refused):
+                self.metrics.overrides_reloaded(False)
+                self.log.error("overrides file refused at start; waiting for a valid one", error=str(exc))
+            self._refused = exc
+            return False
+        if self._refused is not None:
+            self.log.info("overrides file valid", overrides=len(self._watcher.current))
+        self._refused = None
+        self.metrics.overrides_loaded(len(self._watcher.current))
+        self._table = self._active_table()
+        return True
+
+    @property
+    def overrides(self) -> OverridesWatcher:
+        """The live overrides (only once the file was read and valid: ``_wait_for_overrides``)."""
+        if self._refused is not None:
+            raise RuntimeError(f"overrides refused: {self._refused}")
+        return self._watcher
+
+    def _wait_for_overrides(self) -> bool:
+        """Until the overrides file is valid; False if stopped first.  Alive, not ready, nothing consumed."""
+        while self._refused is not None:
+            self.heartbeat.beat()
+            if self._stopped.wait(OVERRIDES_RETRY_S):
+                return False
+            self._open_overrides()
+        return True
+
     def _active_table(self) -> OverrideTable:
         config = self.overrides.current
         today = self.today()
@@ -286,6 +388,10 @@ class App:
 
 def _names(partitions) -> list[str]:
     return [f"{p.topic}[{p.partition}]" for p in partitions]
+
+
+def _keys(partitions) -> list[tuple[str, int]]:
+    return [(p.topic, p.partition) for p in partitions]
 
 
 def _alarm_fields(alarm) -> dict:

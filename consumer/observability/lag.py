@@ -94,7 +94,10 @@ class LagMonitor:
         *,
         interval_s: float = DEFAULT_INTERVAL_S,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        on_reading: Callable[[str | None], None] | None = None,
     ) -> None:
+        """*on_reading* hears each reading's failure, or None when one succeeded (readiness: the
+        broker answers)."""
         if interval_s <= 0 or timeout_s <= 0:
             raise ObservabilityConfigError(f"lag interval ({interval_s}) and timeout ({timeout_s}) must be positive")
         self._consumer_factory = consumer_factory
@@ -108,6 +111,7 @@ class LagMonitor:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_failure: str | None = None
+        self._on_reading = on_reading or _ignore
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -143,11 +147,13 @@ class LagMonitor:
         try:
             lags = self.read()
         except LagUnavailable as exc:
+            self._on_reading(f"lag reading failed: {exc}")
             self._metrics.lag_refresh_failed()
             if str(exc) != self._last_failure:
                 self._last_failure = str(exc)
                 _log.warning("consumer lag unavailable", group=self.group_id, topic=self.topic, error=str(exc))
             return None
+        self._on_reading(None)
         if self._last_failure is not None:
             self._last_failure = None
             _log.info("consumer lag available again", group=self.group_id, topic=self.topic)
@@ -213,6 +219,10 @@ class LagMonitor:
             except KafkaException as exc:
                 if not _transient(exc) or time.monotonic() >= deadline or self._stop.wait(RETRY_BACKOFF_S):
                     raise
+
+
+def _ignore(_failure: str | None) -> None:
+    pass
 
 
 def lag_of(committed: int | None, log_start: int, last_stable: int) -> int:
