@@ -157,6 +157,9 @@ class App:
         )
         try:
             if self._wait_for_overrides() and self._wait_for_kafka():
+                if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
+                    # Until init_transactions returns (the hook clears it): a coordinator can take minutes.
+                    self._waiting = f"initialising transactions (transactional.id {self.settings.transactional_id})"
                 self.lag.start()
                 self.processor.run()
         finally:
