@@ -202,27 +202,41 @@ class App:
     # -- factories (called by the loop when it starts: constructors stay offline) ----------
 
     def _consumer(self):
+        extra = self._watched_client()
+        if self.settings.group_instance_id:
+            extra["group.instance.id"] = self.settings.group_instance_id
+        return make_consumer(self.connection, self.settings.group_id, extra=extra)
+
+    def _watched_client(self) -> dict[str, object]:
+        """A client's log and error callbacks, errors meaning Kafka is unreachable told to readiness too
+        (the consumer's in the loop's thread, the producer's in the writer's: whichever waits on the broker)."""
         logs = client_logs()
 
-        def error_cb(error: KafkaError) -> None:  # inside consume(), in the loop's thread
+        def error_cb(error: KafkaError) -> None:
             if error.code() in UNREACHABLE:
                 self.readiness.kafka_failed(error.str())
             logs.error(error)
 
-        extra: dict[str, object] = {"logger": logs, "error_cb": error_cb}
-        if self.settings.group_instance_id:
-            extra["group.instance.id"] = self.settings.group_instance_id
-        return make_consumer(self.connection, self.settings.group_id, extra=extra)
+        return {"logger": logs, "error_cb": error_cb}
 
     def _policy(self) -> Policy:
         """How batches become durable, with a new producer (called again to replace a failed one)."""
         timeout = self.settings.shutdown_timeout_s
         if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
-            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id)
-            return ExactlyOnce(
-                producer, timeout=timeout, on_result=self.metrics.transaction, stopping=lambda: self.processor.stopping
+            producer = make_producer(
+                self.connection, transactional_id=self.settings.transactional_id, extra=self._watched_client()
             )
-        return AtLeastOnce(make_producer(self.connection), timeout=timeout, on_result=self.metrics.transaction)
+            return ExactlyOnce(
+                producer, timeout=timeout, on_result=self._transaction, stopping=lambda: self.processor.stopping
+            )
+        producer = make_producer(self.connection, extra=self._watched_client())
+        return AtLeastOnce(producer, timeout=timeout, on_result=self._transaction)
+
+    def _transaction(self, result: str) -> None:
+        """A transaction's result (writer thread); a retried call is a broker that did not answer as it should."""
+        self.metrics.transaction(result)
+        if result == "retried":
+            self.readiness.kafka_failed("a transactional call failed (retriable) and is retried")
 
     # -- hooks -------------------------------------------------------------------
 
@@ -256,11 +270,11 @@ class App:
     def _transactions_waiting(self, problem: str | None) -> None:
         """Transactions cannot start yet (a coordinator that does not answer): not ready, waiting, alive."""
         self.heartbeat.beat()
-        self._waiting = f"waiting for transactions: {problem}" if problem else ""
+        waited, self._waiting = self._waiting, f"waiting for transactions: {problem}" if problem else ""
         if problem:
             self.log.error("waiting for transactions", problem=problem, transactional_id=self.settings.transactional_id)
-        else:
-            self.log.info("transactions ready")
+        elif waited.startswith("waiting for transactions"):
+            self.log.info("transactions ready", transactional_id=self.settings.transactional_id)
 
     def _committed(self, decided: Decided, seconds: float) -> None:
         self.readiness.kafka_answered()

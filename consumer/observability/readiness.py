@@ -5,12 +5,15 @@ Two conditions clear it, each only once it has lasted *after_s* (a broker
 restart of a few seconds, or a rebalance, must not flap every pod's readiness
 and stall a rollout):
 
-- **Kafka unreachable**: librdkafka reported all brokers down or a transport
-  error, a batch failed to commit, or a lag reading failed, and nothing has
-  answered since.  What counts as an answer: a committed batch, a lag reading
-  (the group coordinator and the partition leaders answered), an assignment.
-  The lag monitor reads every 15 s, so an idle processor notices an outage and
-  its end without records flowing.
+- **Kafka unreachable**: the consumer or the producer reported all brokers
+  down or a transport error, a transactional call was retried, a batch failed
+  to commit, or a lag reading failed, and nothing has answered since.  What
+  counts as an answer: a committed batch, a lag reading (the group coordinator
+  and the partition leaders answered), an assignment.  The lag monitor reads
+  every 15 s, so an idle processor notices an outage and its end without
+  records flowing.  The clock starts at the first failure seen, which can come
+  late: a commit in flight holds the loop (and the consumer's callbacks) until
+  its call gives up, up to its timeout plus grace (tests measured ~20 s).
 - **No partitions held**, after the member had some: the group took them all
   (a lost assignment that never came back, a member stuck outside the group).
   Before the first assignment the processor is not ready anyway.  A member of
