@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from confluent_kafka import Consumer, Message, TopicPartition
+from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from .decoding import OverrideTable, media_family, prescan
 from .decoding.codecs import multibyte as multibyte_codecs
@@ -25,11 +25,13 @@ from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, Exactl
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.startup import wait_for_cluster
+from .observability.client_logs import client_logs
 from .observability.health import HealthServer, Heartbeat
 from .observability.host_alarms import Alarm, HostAlarms, alarms_route
 from .observability.lag import LagMonitor
 from .observability.logging import get_logger
 from .observability.metrics import Metrics
+from .observability.readiness import Readiness
 from .overrides.config import OverrideConfig
 from .overrides.exceptions import OverridesError
 from .overrides.reload import OverridesWatcher
@@ -42,6 +44,14 @@ from .settings import ProcessingMode, Settings
 
 #: /healthz fails when the loop has not come round for this long (a stuck broker call, a deadlock).
 LIVENESS_WINDOW_S = 60.0
+
+#: Seconds between reads of an overrides file refused at start.
+OVERRIDES_RETRY_S = 1.0
+
+#: librdkafka's errors that mean the cluster cannot be reached (readiness), not a bad record or request.
+UNREACHABLE = frozenset(
+    {KafkaError._ALL_BROKERS_DOWN, KafkaError._TRANSPORT, KafkaError._RESOLVE, KafkaError._AUTHENTICATION}
+)
 
 
 class App:
@@ -60,16 +70,14 @@ class App:
         self.alarms = HostAlarms()
         self.shadow = ShadowStats()
         self.serde = build_serde(settings)
-        self.overrides = OverridesWatcher(
-            settings.overrides_path,
-            on_reload=self._overrides_reloaded,
-            on_rejected=self._overrides_rejected,
-            on_restored=self._overrides_restored,
-            allow_missing=True,
+        self.readiness = Readiness(
+            settings.not_ready_after_s,
+            what=f"partitions of {settings.landing_topic} (group {settings.group_id})",
         )
-        self.metrics.overrides_loaded(len(self.overrides.current))
+        #: The overrides file as refused at start: nothing is consumed until it is valid (never decode without it).
+        self._refused: OverridesError | None = None
         self._table_day = today()
-        self._table = self._active_table()
+        self._open_overrides()
         #: The stream processor: the batch engine over the landing topic, with the processor's decision.
         self.processor = BatchEngine(
             consumer=self._consumer,
@@ -96,18 +104,19 @@ class App:
             hooks=Hooks(
                 committed=self._committed,
                 between_batches=self._between_batches,
-                consumer_error=lambda error: self.log.warning("consumer error", error=error.str()),
-                batch_aborted=lambda reason: self.log.warning("batch aborted, re-reading it", reason=reason),
-                assigned=lambda parts: self.log.info("partitions assigned", partitions=_names(parts)),
-                revoked=lambda parts: self.log.info("partitions revoked", partitions=_names(parts)),
-                lost=lambda parts: self.log.warning("partitions lost", partitions=_names(parts)),
+                consumer_error=self._consumer_error,
+                batch_aborted=self._batch_aborted,
+                assigned=self._assigned,
+                revoked=self._revoked,
+                lost=self._lost,
+                start_waiting=self._transactions_waiting,
             ),
         )
         self.http = HealthServer(
             settings.http_port,
             self.metrics,
             is_alive=lambda: self.heartbeat.alive(LIVENESS_WINDOW_S),
-            is_ready=lambda: self.processor.assigned.is_set() and not self.processor.stopping,
+            is_ready=lambda: not self._why_not_ready(),
             why_not_ready=self._why_not_ready,
             # Which hosts are behind a quarantine spike: metrics never carry host labels.
             extra_routes={"/alarms": alarms_route(self.alarms)},
@@ -119,6 +128,7 @@ class App:
             settings.group_id,
             settings.landing_topic,
             self.metrics,
+            on_reading=self._lag_read,
         )
 
     # -- lifecycle -----------------------------------------------------------
@@ -146,11 +156,14 @@ class App:
             "processor starting",
             mode=self.settings.processing_mode.value,
             http_port=self.http.port,
-            overrides=len(self.overrides.current),
+            overrides=len(self.overrides.current) if self._refused is None else None,
             kafka=repr(self.connection),
         )
         try:
-            if self._wait_for_kafka():
+            if self._wait_for_overrides() and self._wait_for_kafka():
+                if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
+                    # Until init_transactions returns (the hook clears it): a coordinator can take minutes.
+                    self._waiting = f"initialising transactions (transactional.id {self.settings.transactional_id})"
                 self.lag.start()
                 self.processor.run()
         finally:
@@ -174,11 +187,16 @@ class App:
         return wait_for_cluster(self.connection, topics, stop=self._stopped, report=report)
 
     def _why_not_ready(self) -> str:
+        """Empty when ready (``/readyz`` 200); else the reason, the most fundamental first."""
         if self.processor.stopping:
             return "stopping"
+        if self._refused is not None:
+            return f"overrides file refused: {self._refused}".replace("\n", "; ")
         if self._waiting:
             return self._waiting
-        return f"no partitions of {self.settings.landing_topic} assigned yet (group {self.settings.group_id})"
+        if not self.processor.assigned.is_set():
+            return f"no partitions of {self.settings.landing_topic} assigned yet (group {self.settings.group_id})"
+        return self.readiness.problem() or ""
 
     def install_signal_handlers(self) -> None:
         if threading.current_thread() is threading.main_thread():
@@ -188,22 +206,82 @@ class App:
     # -- factories (called by the loop when it starts: constructors stay offline) ----------
 
     def _consumer(self) -> Consumer:
-        extra = {"group.instance.id": self.settings.group_instance_id} if self.settings.group_instance_id else None
+        extra = self._watched_client()
+        if self.settings.group_instance_id:
+            extra["group.instance.id"] = self.settings.group_instance_id
         return make_consumer(self.connection, self.settings.group_id, extra=extra)
+
+    def _watched_client(self) -> dict[str, object]:
+        """A client's log and error callbacks, errors meaning Kafka is unreachable told to readiness too
+        (the consumer's in the loop's thread, the producer's in the writer's: whichever waits on the broker)."""
+        logs = client_logs()
+
+        def error_cb(error: KafkaError) -> None:
+            if error.code() in UNREACHABLE:
+                self.readiness.kafka_failed(error.str())
+            logs.error(error)
+
+        return {"logger": logs, "error_cb": error_cb}
 
     def _policy(self) -> Policy:
         """How batches become durable, with a new producer (called again to replace a failed one)."""
         timeout = self.settings.shutdown_timeout_s
         if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
-            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id)
-            return ExactlyOnce(
-                producer, timeout=timeout, on_result=self.metrics.transaction, stopping=lambda: self.processor.stopping
+            producer = make_producer(
+                self.connection, transactional_id=self.settings.transactional_id, extra=self._watched_client()
             )
-        return AtLeastOnce(make_producer(self.connection), timeout=timeout, on_result=self.metrics.transaction)
+            return ExactlyOnce(
+                producer, timeout=timeout, on_result=self._transaction, stopping=lambda: self.processor.stopping
+            )
+        producer = make_producer(self.connection, extra=self._watched_client())
+        return AtLeastOnce(producer, timeout=timeout, on_result=self._transaction)
+
+    def _transaction(self, result: str) -> None:
+        """A transaction's result (writer thread); a retried call is a broker that did not answer as it should."""
+        self.metrics.transaction(result)
+        if result == "retried":
+            self.readiness.kafka_failed("a transactional call failed (retriable) and is retried")
 
     # -- hooks -------------------------------------------------------------------
 
+    def _consumer_error(self, error: KafkaError) -> None:
+        if error.code() in UNREACHABLE:
+            self.readiness.kafka_failed(error.str())
+        self.log.warning("consumer error", error=error.str())
+
+    def _batch_aborted(self, reason: str) -> None:
+        self.readiness.kafka_failed(f"batch not committed: {reason}")
+        self.log.warning("batch aborted, re-reading it", reason=reason)
+
+    def _assigned(self, parts: list[TopicPartition]) -> None:
+        self.readiness.assigned(_keys(parts))
+        self.log.info("partitions assigned", partitions=_names(parts))
+
+    def _revoked(self, parts: list[TopicPartition]) -> None:
+        self.readiness.released(_keys(parts))
+        self.log.info("partitions revoked", partitions=_names(parts))
+
+    def _lost(self, parts: list[TopicPartition]) -> None:
+        self.readiness.released(_keys(parts))
+        self.log.warning("partitions lost", partitions=_names(parts))
+
+    def _lag_read(self, failure: str | None) -> None:
+        if failure is None:
+            self.readiness.kafka_answered()
+        else:
+            self.readiness.kafka_failed(failure)
+
+    def _transactions_waiting(self, problem: str | None) -> None:
+        """Transactions cannot start yet (a coordinator that does not answer): not ready, waiting, alive."""
+        self.heartbeat.beat()
+        waited, self._waiting = self._waiting, f"waiting for transactions: {problem}" if problem else ""
+        if problem:
+            self.log.error("waiting for transactions", problem=problem, transactional_id=self.settings.transactional_id)
+        elif waited.startswith("waiting for transactions"):
+            self.log.info("transactions ready", transactional_id=self.settings.transactional_id)
+
     def _committed(self, decided: Decided, seconds: float) -> None:
+        self.readiness.kafka_answered()
         for message, decision in decided:
             self._routed(message, decision.note)
         self._batch_done([message for message, _ in decided], seconds)
@@ -268,6 +346,46 @@ class App:
 
     # -- overrides -------------------------------------------------------------------
 
+    def _open_overrides(self) -> bool:
+        """Read the overrides file; refused (invalid), the processor waits for a valid one (not ready,
+        ``overrides_config_valid`` 0) instead of exiting: a crash loop would stall every restart and rollout."""
+        try:
+            self._watcher = OverridesWatcher(
+                self.settings.overrides_path,
+                on_reload=self._overrides_reloaded,
+                on_rejected=self._overrides_rejected,
+                on_restored=self._overrides_restored,
+                allow_missing=True,
+            )
+        except OverridesError as exc:
+            if self._refused is None or str(exc) != str(self._refused):
+                self.metrics.overrides_reloaded(False)
+                self.log.error("overrides file refused at start; waiting for a valid one", error=str(exc))
+            self._refused = exc
+            return False
+        if self._refused is not None:
+            self.log.info("overrides file valid", overrides=len(self._watcher.current))
+        self._refused = None
+        self.metrics.overrides_loaded(len(self._watcher.current))
+        self._table = self._active_table()
+        return True
+
+    @property
+    def overrides(self) -> OverridesWatcher:
+        """The live overrides (only once the file was read and valid: ``_wait_for_overrides``)."""
+        if self._refused is not None:
+            raise RuntimeError(f"overrides refused: {self._refused}")
+        return self._watcher
+
+    def _wait_for_overrides(self) -> bool:
+        """Until the overrides file is valid; False if stopped first.  Alive, not ready, nothing consumed."""
+        while self._refused is not None:
+            self.heartbeat.beat()
+            if self._stopped.wait(OVERRIDES_RETRY_S):
+                return False
+            self._open_overrides()
+        return True
+
     def _active_table(self) -> OverrideTable:
         config = self.overrides.current
         today = self.today()
@@ -294,6 +412,10 @@ class App:
 
 def _names(partitions: list[TopicPartition]) -> list[str]:
     return [f"{p.topic}[{p.partition}]" for p in partitions]
+
+
+def _keys(partitions: list[TopicPartition]) -> list[tuple[str, int]]:
+    return [(p.topic, p.partition) for p in partitions]
 
 
 def _alarm_fields(alarm: Alarm) -> dict[str, object]:

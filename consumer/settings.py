@@ -70,6 +70,9 @@ class Settings:
     #: PEM file of the CA the registry's certificate is checked against; empty: the system's CAs.
     schema_registry_ca_location: str = ""
     shutdown_timeout_s: float = 30.0
+    #: ``/readyz`` fails once Kafka has been unreachable, or the group has left this instance no partition,
+    #: for this long (docs/observability.md, "Readiness"); shorter problems (a broker restart) do not flap it.
+    not_ready_after_s: float = 45.0
     #: Decodes with at most this many U+FFFD are accepted as clean (0: any is lossy).
     replacement_threshold: int = 0
     #: A response that is not text is skipped (counted) or quarantined (reason not-text).
@@ -97,6 +100,8 @@ class Settings:
             yield "http_port must be a TCP port (0 picks a free one)"
         if self.shutdown_timeout_s <= 0:
             yield "shutdown_timeout_s must be positive"
+        if self.not_ready_after_s <= 0:
+            yield "not_ready_after_s must be positive"
         if self.replacement_threshold < 0:
             yield "replacement_threshold must not be negative"
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):

@@ -125,7 +125,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 #: Modules that restart a broker of their own, or stall a member past its session, and then wait for
 #: Kafka's recovery within bounds: they run one after another on one worker, as before xdist. Run side
 #: by side (two broker JVMs restarting on two cores) a recovery once outlasted the test's five minutes.
-_ONE_AT_A_TIME = frozenset({"test_crash_recovery.py", "test_replay_broker_restart.py", "test_replay_rebalance.py"})
+_ONE_AT_A_TIME = frozenset(
+    {"test_crash_recovery.py", "test_readiness_recovery.py", "test_replay_broker_restart.py", "test_replay_rebalance.py"}
+)
 
 
 # -- fixtures -----------------------------------------------------------------------

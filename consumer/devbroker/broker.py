@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -45,7 +45,8 @@ class LocalBroker:
 
     ``data_dir`` keeps the broker's data (and its ports) across runs; without
     it a temporary directory is used and removed by ``stop()``.  ``port`` fixes
-    the client port (default: a free one).  ``restart()`` keeps ports and
+    the client port (default: a free one); *properties* replace server
+    properties of the defaults.  ``restart()`` keeps ports and
     data, so clients reconnect to the same address.
     """
 
@@ -57,6 +58,7 @@ class LocalBroker:
         port: int | None = None,
         start_timeout: float = 180.0,
         stop_timeout: float = 30.0,
+        properties: Mapping[str, str] | None = None,
     ) -> None:
         self.kafka_version = kafka_version
         self.start_timeout = start_timeout
@@ -65,6 +67,8 @@ class LocalBroker:
         self._owns_dir = data_dir is None
         self._process: subprocess.Popen[bytes] | None = None
         self._requested_port = port
+        #: Server properties over the defaults (a test's broker without a transaction coordinator).
+        self._properties = dict(properties or {})
         self._port: int | None = None
         self._controller_port: int | None = None
         self._cluster_id: str | None = None
@@ -193,6 +197,7 @@ class LocalBroker:
         properties = server_properties(
             port=self._port, controller_port=self._controller_port, log_dir=self._data_dir / "kafka-logs"
         )
+        properties.update(self._properties)
         (self._data_dir / "server.properties").write_text(render_properties(properties))
         (self._data_dir / "log4j2.properties").write_text(log4j2_properties(self.log_file))
 

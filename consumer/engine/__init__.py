@@ -12,7 +12,7 @@ docs/batch-engine.md.
 from __future__ import annotations
 
 from .batch import Batch, Decision, Output
-from .exceptions import BatchAborted, EngineError, EngineFatalError, Interrupted
+from .exceptions import BatchAborted, EngineError, EngineFatalError, Interrupted, NotStarted
 from .loop import BatchEngine, Decided, Hooks
 from .offsets import ConsumerPositions, Offsets, Rebalance
 from .pipeline import Pipeline
@@ -35,6 +35,7 @@ __all__ = [
     "ExactlyOnce",
     "Hooks",
     "Interrupted",
+    "NotStarted",
     "Offsets",
     "Output",
     "Pipeline",

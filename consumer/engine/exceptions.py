@@ -21,6 +21,12 @@ class EngineFatalError(EngineError):
     committed, transactions cannot start, a fatal consumer error, committed offsets unreadable."""
 
 
+class NotStarted(EngineFatalError):
+    """Transactions could not start (the broker or its transaction coordinator did not answer, a producer
+    that failed or hung in ``init_transactions``): fatal, unless the engine was told to wait (``Hooks.start_waiting``),
+    in which case it tries again with back-off, nothing consumed meanwhile."""
+
+
 class Interrupted(EngineError):
     """``stop()`` came while a transactional call waited for the broker: the engine ends without error."""
 

@@ -27,12 +27,15 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from .batch import Batch, Decision, Output
-from .exceptions import BatchAborted, EngineFatalError, Interrupted
+from .exceptions import BatchAborted, EngineFatalError, Interrupted, NotStarted
 from .offsets import Offsets
 from .pipeline import Pipeline
 from .policies import Policy
 
 Decided = Sequence[tuple[Message, Decision[Any]]]
+
+#: Seconds between attempts to start transactions (``Hooks.start_waiting``): doubling from the first to the last.
+START_BACKOFF_S = (2.0, 30.0)
 
 
 def _ignore(*_args: object) -> None:
@@ -52,6 +55,10 @@ class Hooks:
     revoked: Callable[[list[TopicPartition]], None] = _ignore
     #: Lost, not handed over: the group went on without this member (a stall past max.poll.interval.ms).
     lost: Callable[[list[TopicPartition]], None] = _ignore
+    #: Set: transactions that cannot start (``NotStarted``) are tried again with back-off until ``stop()``,
+    #: each failure reported (the stream processor: no crash loop while a coordinator is away), then None
+    #: once started.  Unset: ``NotStarted`` is raised (replay: a command that fails).
+    start_waiting: Callable[[str | None], None] | None = None
 
 
 class BatchEngine:
@@ -105,7 +112,8 @@ class BatchEngine:
             consumer, self._offsets, self._make_policy, timeout=self._timeout, on_result=self._on_result
         )
         try:
-            pipeline.start()
+            if not self._start(pipeline):
+                return False
             self._offsets.attach(consumer, self)
             self.started.set()
             while not self._stop.is_set():
@@ -117,6 +125,25 @@ class BatchEngine:
             return False
         finally:
             self._close(consumer, pipeline)
+
+    def _start(self, pipeline: Pipeline) -> bool:
+        """Start the pipeline before joining the group (nothing consumed while transactions cannot start);
+        False if ``stop()`` came first."""
+        delay, longest = START_BACKOFF_S
+        while True:
+            try:
+                pipeline.start()
+            except NotStarted as exc:
+                if self._hooks.start_waiting is None:
+                    raise
+                self._hooks.start_waiting(str(exc))
+                if self._stop.wait(delay):
+                    return False
+                delay = min(delay * 2, longest)
+                continue
+            if self._hooks.start_waiting is not None:
+                self._hooks.start_waiting(None)
+            return True
 
     # -- one round -----------------------------------------------------------------------
 

@@ -32,7 +32,16 @@ from typing import NoReturn
 from confluent_kafka import Consumer, TopicPartition
 
 from .batch import Batch
-from .exceptions import Abortable, BatchAborted, BatchFailed, EngineError, EngineFatalError, Interrupted, Wedged
+from .exceptions import (
+    Abortable,
+    BatchAborted,
+    BatchFailed,
+    EngineError,
+    EngineFatalError,
+    Interrupted,
+    NotStarted,
+    Wedged,
+)
 from .offsets import Offsets
 from .policies import Policy
 from .rewind import REWIND_PATIENCE_S, rewind
@@ -78,8 +87,9 @@ class Pipeline:
         self._fatal: EngineError | None = None
 
     def start(self) -> None:
-        """The first writer, ready to write (``EngineFatalError`` if transactions cannot start)."""
-        self._writer = self._new_writer()
+        """The first writer, ready to write: ``NotStarted`` if transactions cannot start (nothing was
+        written: the caller may call ``start`` again), ``EngineFatalError`` if fenced."""
+        self._writer = self._new_writer(first=True)
 
     @property
     def committing(self) -> bool:
@@ -191,14 +201,22 @@ class Pipeline:
         self._writer = self._new_writer()
         return False
 
-    def _new_writer(self) -> Writer:
+    def _new_writer(self, *, first: bool = False) -> Writer:
         writer = Writer(self._make_policy(), self._consumer)
         failure = writer.start()
         if failure is None:
             return writer
-        if isinstance(failure, (EngineFatalError, Interrupted)):
+        if isinstance(failure, Interrupted) or (
+            isinstance(failure, EngineFatalError) and not isinstance(failure, NotStarted)
+        ):
             raise self._died(failure)
-        raise self._died(EngineFatalError(f"cannot initialise transactions: {failure}")) from failure
+        if not isinstance(failure, NotStarted):  # the producer failed or hung in init_transactions
+            wrapped = NotStarted(f"cannot initialise transactions: {failure}")
+            wrapped.__cause__ = failure
+            failure = wrapped
+        if first:  # nothing started, nothing to recover: not fatal to this pipeline
+            raise failure
+        raise self._died(failure)
 
     def _quietly(self, drain: Callable[[], Report]) -> None:
         """In a rebalance callback: note, recover now, keep a failure for the loop's thread."""

@@ -27,7 +27,7 @@ from typing import Protocol
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 
 from .batch import Batch, Output
-from .exceptions import Abortable, EngineFatalError, Interrupted, ProducerFailed
+from .exceptions import Abortable, EngineFatalError, Interrupted, NotStarted, ProducerFailed
 from .rewind import REWIND_PATIENCE_S
 
 #: How long past its own timeout a producer call may block before the writer counts as wedged.
@@ -104,7 +104,7 @@ class ExactlyOnce:
             self._call("init_transactions", self.producer.init_transactions, self.timeout)
         except (Abortable, ProducerFailed) as exc:
             # Nothing to abort yet: without transactions nothing can be written (broker unreachable...).
-            raise EngineFatalError(f"cannot initialise transactions: {exc}") from exc
+            raise NotStarted(f"cannot initialise transactions: {exc}") from exc
 
     def write(self, batch: Batch, consumer: Consumer) -> None:
         self._call("begin_transaction", self.producer.begin_transaction)

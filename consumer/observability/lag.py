@@ -147,7 +147,10 @@ class LagMonitor:
         interval_s: float = DEFAULT_INTERVAL_S,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         clock: Callable[[], float] = time.time,
+        on_reading: Callable[[str | None], None] | None = None,
     ) -> None:
+        """*on_reading* hears each reading's failure, or None when one succeeded (readiness: the
+        broker answers)."""
         if interval_s <= 0 or timeout_s <= 0:
             raise ObservabilityConfigError(f"lag interval ({interval_s}) and timeout ({timeout_s}) must be positive")
         self._consumer_factory = consumer_factory
@@ -166,6 +169,7 @@ class LagMonitor:
         # record at an offset never changes, so a partition whose group offset stays (a stall, the case the age
         # is for) is not fetched again. Kept for the offsets of the last reading only.
         self._first_found: dict[tuple[str, int, int], int] = {}
+        self._on_reading = on_reading or _ignore
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -201,11 +205,13 @@ class LagMonitor:
         try:
             reading = self.read_all()
         except LagUnavailable as exc:
+            self._on_reading(f"lag reading failed: {exc}")
             self._metrics.lag_refresh_failed()
             if str(exc) != self._last_failure:
                 self._last_failure = str(exc)
                 _log.warning("consumer lag unavailable", group=self.group_id, topic=self.topic, error=str(exc))
             return None
+        self._on_reading(None)
         if self._last_failure is not None:
             self._last_failure = None
             _log.info("consumer lag available again", group=self.group_id, topic=self.topic)
@@ -348,6 +354,10 @@ class LagMonitor:
             except KafkaException as exc:
                 if not _transient(exc) or time.monotonic() >= deadline or self._stop.wait(RETRY_BACKOFF_S):
                     raise
+
+
+def _ignore(_failure: str | None) -> None:
+    pass
 
 
 def lag_of(committed: int | None, log_start: int, last_stable: int) -> int:

@@ -147,7 +147,8 @@ class Metrics:
         # counts restarts from the processor's own metrics, with no kube-state-metrics needed.
         self._gauge("start_time_seconds", "Unix time this processor started.").set(clock())
         self._ready = self._gauge(
-            "ready", "1 while /readyz answers 200 (partitions assigned, not stopping), else 0."
+            "ready",
+            "1 while /readyz answers 200 (partitions held, Kafka answering, overrides valid, not stopping), else 0.",
         )
 
     def _define_routing(self) -> None:

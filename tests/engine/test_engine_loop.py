@@ -7,10 +7,21 @@ rebalances, broker restarts); these pin what the loop itself promises.
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
+from confluent_kafka import KafkaError, KafkaException
 
-from consumer.engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decision, ExactlyOnce, Hooks, Output
+from consumer.engine import (
+    AtLeastOnce,
+    BatchEngine,
+    ConsumerPositions,
+    Decision,
+    ExactlyOnce,
+    Hooks,
+    NotStarted,
+    Output,
+)
 from consumer.kafka import make_consumer, make_producer
 
 
@@ -106,3 +117,81 @@ def test_a_decision_without_outputs_commits_its_offset_and_hooks_run_in_the_loop
     checker = make_consumer(kafka_connection, group_id)
     assert engine_helpers.committed_offset(checker, topics["landing"]) == 5, "the skipped record's offset too"
     checker.close()
+
+
+class InitFails:
+    """A real transactional producer whose init_transactions fails, without asking the broker (a
+    coordinator that answers nothing takes its whole patience: tests/processor/test_readiness_recovery.py)."""
+
+    def __init__(self, producer) -> None:
+        self.producer = producer
+
+    def __getattr__(self, name):
+        if name == "init_transactions":
+            raise KafkaException(KafkaError(KafkaError.INVALID_TXN_STATE, "injected", fatal=True))
+        return getattr(self.producer, name)
+
+
+def failing_first(kafka_connection, transactional_id, failures: int):
+    """A policy factory whose first *failures* producers cannot initialise transactions."""
+    made = []
+
+    def policy():
+        made.append(None)
+        producer = make_producer(kafka_connection, transactional_id=transactional_id)
+        return ExactlyOnce(InitFails(producer) if len(made) <= failures else producer, timeout=30)
+
+    return policy
+
+
+def started_engine(kafka_connection, topics, group_id, policy, hooks) -> BatchEngine:
+    return BatchEngine(
+        consumer=lambda: make_consumer(kafka_connection, group_id),
+        offsets=ConsumerPositions([topics["landing"]]),
+        decide=copy_to(topics["out"]),
+        policy=policy,
+        batch_size=10,
+        batch_timeout_s=0.1,
+        timeout_s=30,
+        hooks=hooks,
+    )
+
+
+def test_transactions_that_cannot_start_are_tried_again_with_start_waiting_before_joining_the_group(
+    kafka_connection, topics, group_id, transactional_id, engine_helpers
+):
+    engine_helpers.produce_landing(kafka_connection, topics["landing"])
+    waits: list[str | None] = []
+    assigned_after: list[int] = []
+    hooks = Hooks(start_waiting=waits.append, assigned=lambda parts: assigned_after.append(len(waits)))
+    made = started_engine(kafka_connection, topics, group_id, failing_first(kafka_connection, transactional_id, 2), hooks)
+    run_until_committed(made, 5, hooks)
+    assert [w is None for w in waits] == [False, False, True], waits
+    assert all(w.startswith("cannot initialise transactions: ") for w in waits[:2]), waits
+    assert assigned_after and assigned_after[0] == 3, "joined the group before transactions started"
+    assert engine_helpers.visible(kafka_connection, topics["out"], 5) == [f"out-{i}".encode() for i in range(5)]
+
+
+def test_without_start_waiting_transactions_that_cannot_start_end_the_run(
+    kafka_connection, topics, group_id, transactional_id
+):
+    made = started_engine(kafka_connection, topics, group_id, failing_first(kafka_connection, transactional_id, 1), Hooks())
+    with pytest.raises(NotStarted, match="cannot initialise transactions"):
+        made.run()
+    assert not made.started.is_set()
+
+
+def test_stop_ends_the_wait_for_transactions(kafka_connection, topics, group_id, transactional_id):
+    waits: list[str | None] = []
+    failing_always = failing_first(kafka_connection, transactional_id, 10**6)
+    made = started_engine(kafka_connection, topics, group_id, failing_always, Hooks(start_waiting=waits.append))
+    thread = threading.Thread(target=made.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not waits and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)  # polls the hook's first report
+    assert waits, "no failed start reported"
+    made.stop()
+    thread.join(10)
+    assert not thread.is_alive(), "stop() did not end the back-off"
+    assert waits and None not in waits
