@@ -22,7 +22,7 @@ from ..decoding import OverrideTable
 from ..decoding.hosts import parse_host_pattern
 from ..engine import EngineFatalError
 from ..kafka.config import KafkaConnection
-from ..observability.logging import configure_logging, get_logger
+from ..observability.logging import configure_logging, get_logger, logs_json
 from ..overrides import active_table, load_overrides
 from ..processor.route import QUARANTINE, Router
 from ..replay import (
@@ -35,6 +35,7 @@ from ..replay import (
     parse_offset,
     parse_time,
 )
+from ..replay.tally import summary_fields
 from ..serialization.serde import build_serde
 from ..settings import Settings
 from .environment import report_unknown_env
@@ -110,6 +111,8 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Before the settings are read, so that a bad one is refused in the same JSON as every other line.
+    configure_logging("info", json=not sys.stderr.isatty(), stream=sys.stderr)
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
     report_unknown_env()
@@ -118,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     threshold = settings.replacement_threshold if args.threshold is None else args.threshold
     replayer = Replayer(
         settings,
-        KafkaConnection.from_env(),
+        KafkaConnection.from_env(extra=settings.kafka_config),
         options,
         serde=build_serde(settings),
         # Never non_text=skip: a replayed record that turns out binary stays in quarantine, never dropped.
@@ -137,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
         print("dry run: nothing was written or committed")
         print(format_hosts(summary))
     print(format_summary(summary, dry_run=options.dry_run))
+    if logs_json():  # the same figures for a log pipeline, beside the table for a person
+        fields = summary_fields(summary, dry_run=options.dry_run)
+        log.info("replay finished", interrupted=replayer.interrupted, **fields)
     if replayer.interrupted:
         print("stopped before the end: run again to go on from the committed offsets (nothing is lost)")
         return 1

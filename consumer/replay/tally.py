@@ -94,6 +94,11 @@ def format_summary(summary: Summary, *, dry_run: bool) -> str:
     return "\n".join(lines)
 
 
+def summary_fields(summary: Summary, *, dry_run: bool) -> dict:
+    """The closing summary as the fields of one log line (JSON logging): the counts of ``format_summary``."""
+    return {**summary.counts(), "still_quarantined_by_reason": dict(summary.still_reasons), "dry_run": dry_run}
+
+
 def format_hosts(summary: Summary) -> str:
     """Per host: how many would be released, how many stay, and what changes (old -> new encoding/source)."""
     rows = [("host", "release", "still lossy", "changes (quarantined attempt -> new decode)")]
