@@ -24,9 +24,11 @@ from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, Exactl
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.startup import wait_for_cluster
+from .observability.client_stats import ClientStats
 from .observability.health import HealthServer, Heartbeat
 from .observability.host_alarms import HostAlarms, alarms_route
 from .observability.lag import LagMonitor
+from .observability.log_quota import LogQuota
 from .observability.logging import get_logger
 from .observability.metrics import Metrics
 from .overrides.reload import OverridesWatcher
@@ -48,6 +50,9 @@ class App:
         self.today = today
         self.log = get_logger(component="processor", landing_topic=settings.landing_topic)
         self.metrics = Metrics()
+        self.client_stats = ClientStats(self.metrics)
+        #: One "quarantined" line per record buried every other line in a spike: N per host a minute.
+        self.quarantine_log = LogQuota(settings.quarantine_log_per_host_per_minute)
         self.heartbeat = Heartbeat()
         #: Why the processor is not ready before it joins its group (``/readyz``'s body).
         self._waiting = "starting"
@@ -93,9 +98,9 @@ class App:
                 between_batches=self._between_batches,
                 consumer_error=lambda error: self.log.warning("consumer error", error=error.str()),
                 batch_aborted=lambda reason: self.log.warning("batch aborted, re-reading it", reason=reason),
-                assigned=lambda parts: self.log.info("partitions assigned", partitions=_names(parts)),
-                revoked=lambda parts: self.log.info("partitions revoked", partitions=_names(parts)),
-                lost=lambda parts: self.log.warning("partitions lost", partitions=_names(parts)),
+                assigned=lambda parts: self._rebalanced("assigned", parts),
+                revoked=lambda parts: self._rebalanced("revoked", parts),
+                lost=lambda parts: self._rebalanced("lost", parts),
             ),
         )
         self.http = HealthServer(
@@ -149,6 +154,7 @@ class App:
                 self.lag.start()
                 self.processor.run()
         finally:
+            self._log_suppressed(final=True)
             self.lag.stop()
             self.http.stop()
             self.log.info("processor stopped")
@@ -183,18 +189,22 @@ class App:
     # -- factories (called by the loop when it starts: constructors stay offline) ----------
 
     def _consumer(self):
-        extra = {"group.instance.id": self.settings.group_instance_id} if self.settings.group_instance_id else None
+        extra: dict = {"stats_cb": self.client_stats.callback("consumer")}
+        if self.settings.group_instance_id:
+            extra["group.instance.id"] = self.settings.group_instance_id
         return make_consumer(self.connection, self.settings.group_id, extra=extra)
 
     def _policy(self) -> Policy:
         """How batches become durable, with a new producer (called again to replace a failed one)."""
         timeout = self.settings.shutdown_timeout_s
+        stats = {"stats_cb": self.client_stats.callback("producer")}
         if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
-            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id)
+            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id, extra=stats)
             return ExactlyOnce(
                 producer, timeout=timeout, on_result=self.metrics.transaction, stopping=lambda: self.processor.stopping
             )
-        return AtLeastOnce(make_producer(self.connection), timeout=timeout, on_result=self.metrics.transaction)
+        producer = make_producer(self.connection, extra=stats)
+        return AtLeastOnce(producer, timeout=timeout, on_result=self.metrics.transaction)
 
     # -- hooks -------------------------------------------------------------------
 
@@ -211,15 +221,7 @@ class App:
             return
         if routed.destination == QUARANTINE:
             self.metrics.record_quarantine(routed.reason)
-            self.log.info(
-                "quarantined",
-                reason=routed.reason,
-                topic=message.topic(),
-                partition=message.partition(),
-                offset=message.offset(),
-                host=routed.host,
-                error=routed.record.get("error"),
-            )
+            self._log_quarantined(message, routed)
         self.metrics.record_routed(
             routed.destination, decoded.source if decoded else "none", decoded.encoding if decoded else "none"
         )
@@ -234,6 +236,30 @@ class App:
                 self.shadow.record(
                     decoded.override, same_text=routed.shadow.same_text, shadow_lossless=routed.shadow.lossless
                 )
+
+    def _log_quarantined(self, message: Message, routed: Routed) -> None:
+        if not self.quarantine_log.admit(routed.host or ""):
+            self.metrics.log_lines_suppressed()
+            return
+        self.log.info(
+            "quarantined",
+            reason=routed.reason,
+            topic=message.topic(),
+            partition=message.partition(),
+            offset=message.offset(),
+            host=routed.host,
+            error=routed.record.get("error"),
+        )
+
+    def _log_suppressed(self, *, final: bool = False) -> None:
+        summary = self.quarantine_log.summary(final=final)
+        if summary is not None:
+            self.log.info("quarantined lines suppressed", **summary)
+
+    def _rebalanced(self, event: str, partitions) -> None:
+        self.metrics.rebalance(event)
+        log = self.log.warning if event == "lost" else self.log.info
+        log(f"partitions {event}", partitions=_names(partitions))
 
     def _observe_host(self, routed: Routed) -> None:
         lossy = routed.destination == QUARANTINE
@@ -253,6 +279,7 @@ class App:
 
     def _between_batches(self) -> None:
         self.heartbeat.beat()
+        self._log_suppressed()
         self.overrides.check()
         if self.today() != self._table_day:  # review dates pass at midnight, not only on reload
             self._table_day = self.today()
