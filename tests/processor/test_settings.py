@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -108,7 +109,11 @@ class TestValidation:
         monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9")
         monkeypatch.setenv("CRAWL_DECODER_BATCH_SIZE", "zero")
         assert main(["run", "--config", str(write(tmp_path, "group_id: g\n"))]) == 2
-        assert "batch_size: 'zero' is not a valid int" in capsys.readouterr().err
+        # Output that is not a terminal gets JSON lines, the refusal included (run logs to stdout).
+        [line] = capsys.readouterr().out.splitlines()
+        refused = json.loads(line)
+        assert (refused["event"], refused["level"], refused["command"]) == ("cannot start", "error", "run")
+        assert "batch_size: 'zero' is not a valid int" in refused["error"]
 
 
 class TestSecrets:
