@@ -14,7 +14,6 @@ import os
 import socket
 from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -89,8 +88,10 @@ class Settings:
         for name in _ENUM_FIELDS:
             if not isinstance(getattr(self, name), _ENUM_FIELDS[name]):
                 object.__setattr__(self, name, _coerce(name, getattr(self, name)))
-        # Frozen all the way down: a frozen dataclass holding a plain dict is not immutable.
-        object.__setattr__(self, "kafka_config", MappingProxyType(_kafka_config(self.kafka_config)))
+        # A copy, so that the caller's dict cannot change it later; a plain dict still (not a mapping
+        # proxy), so that dataclasses.asdict and YAML take it.  The clients read the connection's own
+        # frozen copy (KafkaConnection.extra).
+        object.__setattr__(self, "kafka_config", _kafka_config(self.kafka_config))
         problems = list(self._problems())
         if problems:
             raise ConfigError("invalid settings: " + "; ".join(problems))

@@ -22,7 +22,7 @@ from ..decoding import OverrideTable
 from ..decoding.hosts import parse_host_pattern
 from ..engine import EngineFatalError
 from ..kafka.config import KafkaConnection
-from ..observability.logging import configure_logging, get_logger, logs_json
+from ..observability.logging import configure_logging, get_logger
 from ..overrides import active_table, load_overrides
 from ..processor.route import QUARANTINE, Router
 from ..replay import (
@@ -35,7 +35,6 @@ from ..replay import (
     parse_offset,
     parse_time,
 )
-from ..replay.tally import summary_fields
 from ..serialization.serde import build_serde
 from ..settings import Settings
 from .environment import report_unknown_env
@@ -140,9 +139,6 @@ def run(args: argparse.Namespace) -> int:
         print("dry run: nothing was written or committed")
         print(format_hosts(summary))
     print(format_summary(summary, dry_run=options.dry_run))
-    if logs_json():  # the same figures for a log pipeline, beside the table for a person
-        fields = summary_fields(summary, dry_run=options.dry_run)
-        log.info("replay finished", interrupted=replayer.interrupted, **fields)
     if replayer.interrupted:
         print("stopped before the end: run again to go on from the committed offsets (nothing is lost)")
         return 1

@@ -30,7 +30,7 @@ from .decide import ReplayDecider
 from .exceptions import ReplayError
 from .progress import Progress
 from .selection import Selection
-from .tally import SKIPPED_BY_FILTER, Outcome, Summary
+from .tally import SKIPPED_BY_FILTER, Outcome, Summary, summary_fields
 
 DEFAULT_MAX_REPLAYS = 3
 
@@ -126,7 +126,8 @@ class Replayer:
                 self.progress.close(self.summary, done=self.cursor.progress()[0])
         if self._interrupted:
             self.log.warning("replay stopped before the end; run it again to go on", **self.summary.counts())
-        self.log.info("replay finished", **self.summary.counts())
+        fields = summary_fields(self.summary, dry_run=self.options.dry_run)
+        self.log.info("replay finished", interrupted=self._interrupted, **fields)
         return self.summary
 
     # -- the engine's decide function and hooks ---------------------------------------------

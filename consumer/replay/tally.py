@@ -95,7 +95,7 @@ def format_summary(summary: Summary, *, dry_run: bool) -> str:
 
 
 def summary_fields(summary: Summary, *, dry_run: bool) -> dict:
-    """The closing summary as the fields of one log line (JSON logging): the counts of ``format_summary``."""
+    """The closing summary as the fields of the "replay finished" log line: ``format_summary``'s figures."""
     return {**summary.counts(), "still_quarantined_by_reason": dict(summary.still_reasons), "dry_run": dry_run}
 
 
