@@ -99,7 +99,8 @@ class KafkaConnection:
     sasl_oauthbearer_token_endpoint_url: str | None = None
     sasl_oauthbearer_scope: str | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
-    #: The default of the processor's transactional id: one name per instance (the pod's, in the chart).
+    #: Names this process in every ``client.id``: ``run`` passes its transactional id (the pod name in the
+    #: chart); the default is that id's own default.
     instance: str = field(default_factory=lambda: f"crawl-decoder-{socket.gethostname()}")
 
     def __post_init__(self) -> None:
