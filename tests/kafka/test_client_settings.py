@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 
 import pytest
 from confluent_kafka import Producer
@@ -11,6 +13,7 @@ from consumer.cli.environment import unknown_env
 from consumer.exceptions import ConfigError
 from consumer.kafka import KafkaConfigError, KafkaConnection, make_admin, make_consumer, make_producer
 from consumer.kafka.config import ENGINE_OWNED
+from consumer.observability.logging import configure_logging
 from consumer.settings import Settings, kafka_config_property
 
 OIDC_ENV = {
@@ -93,8 +96,6 @@ class TestRefusals:
             KafkaConnection("k:9092", extra={prop: "x"})
 
     def test_the_run_command_refuses_at_start_in_json(self, monkeypatch, capsys, tmp_path):
-        import json
-
         from consumer.cli import main
 
         monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9")
@@ -102,7 +103,11 @@ class TestRefusals:
         monkeypatch.setenv("CRAWL_DECODER_OVERRIDES_PATH", str(tmp_path / "none.yaml"))
         config = tmp_path / "config.yaml"
         config.write_text("group_id: g\n")
-        assert main(["run", "--config", str(config)]) == 2
+        try:
+            assert main(["run", "--config", str(config)]) == 2
+        finally:
+            # run configured logging on capsys's stdout, which closes with this test.
+            configure_logging("info", stream=sys.__stderr__)
         # Every line JSON (output not a terminal), the refusal last, naming the property.
         lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         assert (lines[-1]["event"], lines[-1]["level"]) == ("cannot start", "error")
