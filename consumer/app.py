@@ -115,7 +115,9 @@ class App:
         # The group's lag from the broker's offsets: the consumer's own statistic misses offsets
         # committed through the producer's transaction (consumer/observability/lag.py).
         self.lag = LagMonitor(
-            lambda isolation_level: make_consumer(connection, settings.group_id, isolation_level=isolation_level),
+            lambda isolation_level: make_consumer(
+                connection, settings.group_id, isolation_level=isolation_level, role="lag"
+            ),
             settings.group_id,
             settings.landing_topic,
             self.metrics,
