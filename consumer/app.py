@@ -26,9 +26,11 @@ from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.startup import wait_for_cluster
 from .observability.client_logs import client_logs
+from .observability.client_stats import ClientStats
 from .observability.health import HealthServer, Heartbeat
 from .observability.host_alarms import Alarm, HostAlarms, alarms_route
 from .observability.lag import LagMonitor
+from .observability.log_quota import LogQuota
 from .observability.logging import get_logger
 from .observability.metrics import Metrics
 from .observability.readiness import Readiness
@@ -63,6 +65,9 @@ class App:
         self.today = today
         self.log = get_logger(component="processor", landing_topic=settings.landing_topic)
         self.metrics = Metrics()
+        self.client_stats = ClientStats(self.metrics)
+        #: One "quarantined" line per record buried every other line in a spike: N per host a minute.
+        self.quarantine_log = LogQuota(settings.quarantine_log_per_host_per_minute)
         self.heartbeat = Heartbeat()
         #: Why the processor is not ready before it joins its group (``/readyz``'s body).
         self._waiting = "starting"
@@ -124,7 +129,9 @@ class App:
         # The group's lag from the broker's offsets: the consumer's own statistic misses offsets
         # committed through the producer's transaction (consumer/observability/lag.py).
         self.lag = LagMonitor(
-            lambda isolation_level: make_consumer(connection, settings.group_id, isolation_level=isolation_level),
+            lambda isolation_level: make_consumer(
+                connection, settings.group_id, isolation_level=isolation_level, role="lag"
+            ),
             settings.group_id,
             settings.landing_topic,
             self.metrics,
@@ -167,6 +174,7 @@ class App:
                 self.lag.start()
                 self.processor.run()
         finally:
+            self._log_suppressed(final=True)
             self.lag.stop()
             self.http.stop()
             self.log.info("processor stopped")
@@ -206,7 +214,7 @@ class App:
     # -- factories (called by the loop when it starts: constructors stay offline) ----------
 
     def _consumer(self) -> Consumer:
-        extra = self._watched_client()
+        extra = {**self._watched_client(), "stats_cb": self.client_stats.callback("consumer")}
         if self.settings.group_instance_id:
             extra["group.instance.id"] = self.settings.group_instance_id
         return make_consumer(self.connection, self.settings.group_id, extra=extra)
@@ -226,14 +234,13 @@ class App:
     def _policy(self) -> Policy:
         """How batches become durable, with a new producer (called again to replace a failed one)."""
         timeout = self.settings.shutdown_timeout_s
+        watched = {**self._watched_client(), "stats_cb": self.client_stats.callback("producer")}
         if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
-            producer = make_producer(
-                self.connection, transactional_id=self.settings.transactional_id, extra=self._watched_client()
-            )
+            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id, extra=watched)
             return ExactlyOnce(
                 producer, timeout=timeout, on_result=self._transaction, stopping=lambda: self.processor.stopping
             )
-        producer = make_producer(self.connection, extra=self._watched_client())
+        producer = make_producer(self.connection, extra=watched)
         return AtLeastOnce(producer, timeout=timeout, on_result=self._transaction)
 
     def _transaction(self, result: str) -> None:
@@ -255,15 +262,15 @@ class App:
 
     def _assigned(self, parts: list[TopicPartition]) -> None:
         self.readiness.assigned(_keys(parts))
-        self.log.info("partitions assigned", partitions=_names(parts))
+        self._rebalanced("assigned", parts)
 
     def _revoked(self, parts: list[TopicPartition]) -> None:
         self.readiness.released(_keys(parts))
-        self.log.info("partitions revoked", partitions=_names(parts))
+        self._rebalanced("revoked", parts)
 
     def _lost(self, parts: list[TopicPartition]) -> None:
         self.readiness.released(_keys(parts))
-        self.log.warning("partitions lost", partitions=_names(parts))
+        self._rebalanced("lost", parts)
 
     def _lag_read(self, failure: str | None) -> None:
         if failure is None:
@@ -296,15 +303,7 @@ class App:
         if routed.destination == QUARANTINE:
             assert routed.reason is not None and routed.record is not None  # every quarantine route has both
             self.metrics.record_quarantine(routed.reason)
-            self.log.info(
-                "quarantined",
-                reason=routed.reason,
-                topic=message.topic(),
-                partition=message.partition(),
-                offset=message.offset(),
-                host=routed.host,
-                error=routed.record.get("error"),
-            )
+            self._log_quarantined(message, routed)
         self.metrics.record_routed(
             routed.destination, decoded.source if decoded else "none", decoded.encoding if decoded else "none"
         )
@@ -319,6 +318,30 @@ class App:
                 self.shadow.record(
                     decoded.override, same_text=routed.shadow.same_text, shadow_lossless=routed.shadow.lossless
                 )
+
+    def _log_quarantined(self, message: Message, routed: Routed) -> None:
+        if not self.quarantine_log.admit(routed.host or ""):
+            self.metrics.log_lines_suppressed()
+            return
+        self.log.info(
+            "quarantined",
+            reason=routed.reason,
+            topic=message.topic(),
+            partition=message.partition(),
+            offset=message.offset(),
+            host=routed.host,
+            error=routed.record.get("error") if routed.record is not None else None,
+        )
+
+    def _log_suppressed(self, *, final: bool = False) -> None:
+        summary = self.quarantine_log.summary(final=final)
+        if summary is not None:
+            self.log.info("quarantined lines suppressed", **summary)
+
+    def _rebalanced(self, event: str, partitions: list[TopicPartition]) -> None:
+        self.metrics.rebalance(event)
+        log = self.log.warning if event == "lost" else self.log.info
+        log(f"partitions {event}", partitions=_names(partitions))
 
     def _observe_host(self, routed: Routed) -> None:
         lossy = routed.destination == QUARANTINE
@@ -339,6 +362,7 @@ class App:
 
     def _between_batches(self) -> None:
         self.heartbeat.beat()
+        self._log_suppressed()
         self.overrides.check()
         if self.today() != self._table_day:  # review dates pass at midnight, not only on reload
             self._table_day = self.today()

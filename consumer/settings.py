@@ -23,6 +23,9 @@ from .exceptions import ConfigError
 
 ENV_PREFIX = "CRAWL_DECODER_"
 CONFIG_ENV = ENV_PREFIX + "CONFIG"
+#: ``CRAWL_DECODER_KAFKA_CONFIG_SESSION_TIMEOUT_MS=45000`` sets ``session.timeout.ms`` in ``kafka_config``
+#: (``kafka_config_property``: lower case, ``_`` -> ``.``, ``__`` -> ``_``).
+KAFKA_CONFIG_ENV_PREFIX = ENV_PREFIX + "KAFKA_CONFIG_"
 DEFAULT_CONFIG_PATH = "/etc/crawl-decoder/config.yaml"
 MIB = 1024 * 1024
 
@@ -78,11 +81,20 @@ class Settings:
     #: A response that is not text is skipped (counted) or quarantined (reason not-text).
     non_text: NonText = NonText.SKIP
     log_level: str = "info"
+    #: librdkafka properties for every Kafka client (docs/kafka.md, "Client settings"); the ones the
+    #: engine owns are refused at start by ``consumer.kafka.config.KafkaConnection``.
+    kafka_config: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: "quarantined" log lines per host and minute; the rest are counted into one summary line.
+    quarantine_log_per_host_per_minute: int = 10
 
     def __post_init__(self) -> None:
         for name in _ENUM_FIELDS:
             if not isinstance(getattr(self, name), _ENUM_FIELDS[name]):
                 object.__setattr__(self, name, _coerce(name, getattr(self, name)))
+        # A copy, so that the caller's dict cannot change it later; a plain dict still (not a mapping
+        # proxy), so that dataclasses.asdict and YAML take it.  The clients read the connection's own
+        # frozen copy (KafkaConnection.extra).
+        object.__setattr__(self, "kafka_config", _kafka_config(self.kafka_config))
         problems = list(self._problems())
         if problems:
             raise ConfigError("invalid settings: " + "; ".join(problems))
@@ -104,6 +116,8 @@ class Settings:
             yield "not_ready_after_s must be positive"
         if self.replacement_threshold < 0:
             yield "replacement_threshold must not be negative"
+        if self.quarantine_log_per_host_per_minute < 0:
+            yield "quarantine_log_per_host_per_minute must not be negative"
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             yield "log_level must be one of debug, info, warning, error"
         if bool(self.schema_registry_username) != bool(self.schema_registry_password):
@@ -122,6 +136,8 @@ class Settings:
         shown["schema_registry_url"] = _without_userinfo(self.schema_registry_url)
         if self.schema_registry_password:
             shown["schema_registry_password"] = "***"
+        # A librdkafka property may carry a secret (ssl.keystore.password...): its name only.
+        shown["kafka_config"] = dict.fromkeys(self.kafka_config, "***")
         return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     @classmethod
@@ -137,7 +153,36 @@ class Settings:
             raw = environ.get(ENV_PREFIX + field.name.upper())
             if raw is not None:
                 values[field.name] = raw
+        from_env = {
+            kafka_config_property(name[len(KAFKA_CONFIG_ENV_PREFIX):]): value
+            for name, value in environ.items()
+            if name.startswith(KAFKA_CONFIG_ENV_PREFIX) and len(name) > len(KAFKA_CONFIG_ENV_PREFIX)
+        }
+        if from_env:
+            values["kafka_config"] = {**_kafka_config(values.get("kafka_config", {})), **from_env}
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
+
+
+def kafka_config_property(suffix: str) -> str:
+    """The librdkafka property a ``CRAWL_DECODER_KAFKA_CONFIG_<SUFFIX>`` variable sets.
+
+    librdkafka's names are lower case with dots, so ``_`` reads ``.``
+    (``SESSION_TIMEOUT_MS`` -> ``session.timeout.ms``); ``__`` reads ``_`` for a name
+    that has one (none of librdkafka 2.x's settable string properties does).
+    """
+    return "_".join(part.replace("_", ".") for part in suffix.lower().split("__"))
+
+
+def _kafka_config(value: Any) -> dict[str, str]:
+    """``kafka_config`` as property -> string: YAML's numbers and booleans spelt the way librdkafka reads them."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"setting kafka_config: {value!r} is not a mapping of librdkafka property: value")
+    config = {}
+    for key, item in value.items():
+        if isinstance(item, (Mapping, list)) or item is None:
+            raise ConfigError(f"setting kafka_config: {key} must be a string or a number, got {item!r}")
+        config[str(key)] = str(item).lower() if isinstance(item, bool) else str(item)
+    return config
 
 
 def _without_userinfo(url: str) -> str:
@@ -172,6 +217,8 @@ def _read_file(path: Path) -> dict[str, Any]:
 def _coerce(name: str, value: Any) -> Any:
     if name not in _FIELDS:
         raise ConfigError(f"unknown setting {name!r}")
+    if name == "kafka_config":
+        return _kafka_config(value)
     default = Settings.__dataclass_fields__[name]
     kind = type(default.default) if default.default is not dataclasses.MISSING else str
     try:

@@ -13,10 +13,13 @@ import sys
 import threading
 
 from ..build_info import version_text
-from ..exceptions import CrawlDecoderError
+from ..exceptions import ConfigError, CrawlDecoderError
+from ..observability.logging import get_logger, logs_json
 
 #: Modules of ``consumer.cli`` that provide sub-commands, in help order.
 COMMANDS = ("decode", "run", "demo", "broker", "overrides", "replay", "ingest")
+#: The commands that log JSON when their output is not a terminal: their errors are log lines then too.
+LOGGING_COMMANDS = ("run", "replay", "ingest")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,10 +41,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         status = int(args.func(args) or 0)
     except CrawlDecoderError as exc:
-        print(f"crawl-decoder: error: {exc}", file=sys.stderr)
+        if args.command in LOGGING_COMMANDS and logs_json():  # every line JSON, a refused setting included
+            event = "cannot start" if isinstance(exc, ConfigError) else "command failed"
+            get_logger(command=args.command).error(event, error=str(exc))
+        else:
+            print(f"crawl-decoder: error: {exc}", file=sys.stderr)
         status = 2
     except KeyboardInterrupt:
         status = 130
+    except Exception:
+        if args.command not in LOGGING_COMMANDS or not logs_json():
+            raise
+        # A bug, not a configuration: its traceback as the "exception" field of one JSON line.
+        get_logger(command=args.command).exception("crashed")
+        status = 1
     _ignore_signals_until_exit()
     return status
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from ..observability.logging import get_logger
-from ..settings import CONFIG_ENV, ENV_PREFIX, Settings
+from ..settings import CONFIG_ENV, ENV_PREFIX, KAFKA_CONFIG_ENV_PREFIX, Settings
 
 
 def report_unknown_env(environ: Mapping[str, str] = os.environ) -> int:
@@ -53,6 +53,8 @@ def unknown_env(environ: Mapping[str, str] = os.environ) -> list[tuple[str, str 
     suffixes = {name[len(ENV_PREFIX):]: name for name in known}
     found = []
     for variable in sorted(environ):
+        if variable.startswith(KAFKA_CONFIG_ENV_PREFIX):
+            continue  # a librdkafka property for kafka_config (librdkafka itself refuses an unknown one)
         if variable.startswith(ENV_PREFIX) and variable not in known:
             close = difflib.get_close_matches(variable[len(ENV_PREFIX):].upper(), sorted(suffixes), n=1, cutoff=0.7)
             found.append((variable, suffixes[close[0]] if close else None))

@@ -20,9 +20,10 @@ from types import FrameType
 from ..exceptions import ConfigError
 from ..ingest import Ingester, IngestOptions, format_tally
 from ..ingest.progress import Progress
+from ..ingest.tally import tally_fields
 from ..kafka import MAX_BODY_BYTES
 from ..kafka.config import KafkaConnection
-from ..observability.logging import configure_logging
+from ..observability.logging import configure_logging, get_logger, logs_json
 from ..serialization.avro import AvroSerializer
 from ..serialization.registry import registry_from_settings, value_subject
 from ..serialization.schemas import SchemaStore
@@ -100,6 +101,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    # Before the settings are read, so that a bad one is refused in the same JSON as every other line.
+    configure_logging("info", json=not sys.stderr.isatty(), stream=sys.stderr)
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
     report_unknown_env()
@@ -116,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
         batch_records=args.batch_records,
         batch_bytes=args.batch_mb * 1024 * 1024,
     )
-    ingester = Ingester(KafkaConnection.from_env(), options, _serializer(settings, topic), progress=Progress())
+    connection = KafkaConnection.from_env(extra=settings.kafka_config)
+    ingester = Ingester(connection, options, _serializer(settings, topic), progress=Progress())
     if threading.current_thread() is threading.main_thread():
         _stop_on_signals(ingester)
     started = time.monotonic()
@@ -124,7 +128,10 @@ def run(args: argparse.Namespace) -> int:
     # Read once, as the run ended: a signal from here on (the tally being printed) stops nothing and
     # must not turn a finished run into an "interrupted" one.
     interrupted, stopped_at_malformed = ingester.interrupted, ingester.stopped_at_malformed
-    print(format_tally(tally, time.monotonic() - started))
+    seconds = time.monotonic() - started
+    print(format_tally(tally, seconds))
+    if logs_json():  # the same figures for a log pipeline, beside the table for a person
+        get_logger(component="ingest").info("ingest finished", interrupted=interrupted, **tally_fields(tally, seconds))
     if interrupted:
         print("interrupted: the batch in hand was committed; run the same command again to resume")
     if stopped_at_malformed:

@@ -391,7 +391,8 @@ def _topic_records(args: argparse.Namespace, settings: Settings, which: str) -> 
         "clean": (settings.clean_topic, serde.deserialize_clean),
         "quarantine": (settings.quarantine_topic, serde.deserialize_quarantine),
     }[which]
-    found = recent_records(KafkaConnection.from_env(), topic, deserialize, per_partition=args.last)
+    connection = KafkaConnection.from_env(extra=settings.kafka_config)
+    found = recent_records(connection, topic, deserialize, per_partition=args.last)
     return [record for _, record, _ in found if record is not None]
 
 

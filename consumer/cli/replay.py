@@ -117,6 +117,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    # Before the settings are read, so that a bad one is refused in the same JSON as every other line.
+    configure_logging("info", json=not sys.stderr.isatty(), stream=sys.stderr)
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
     report_unknown_env()
@@ -125,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     threshold = settings.replacement_threshold if args.threshold is None else args.threshold
     replayer = Replayer(
         settings,
-        KafkaConnection.from_env(),
+        KafkaConnection.from_env(extra=settings.kafka_config),
         options,
         serde=build_serde(settings),
         # Never non_text=skip: a replayed record that turns out binary stays in quarantine, never dropped.

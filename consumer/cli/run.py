@@ -27,10 +27,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    # Before the settings are read, so that a bad one is refused in the same JSON as every other line.
+    configure_logging("info", json=not sys.stdout.isatty())
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stdout.isatty())
     report_unknown_env()
-    app = App(settings, KafkaConnection.from_env())
+    app = App(settings, KafkaConnection.from_env(extra=settings.kafka_config, instance=settings.transactional_id))
     app.install_signal_handlers()
     try:
         app.run()

@@ -121,6 +121,7 @@ class CheckpointStore:
             self.connection,
             f"crawl-decoder-ingest-checkpoints-{uuid.uuid4().hex}",
             extra={"enable.partition.eof": True},
+            role="checkpoint-reader",
         )
         try:
             metadata = consumer.list_topics(self.topic, timeout=30)
@@ -133,7 +134,8 @@ class CheckpointStore:
         # A read_committed consumer's "high watermark" is the last stable offset, which stops before an open
         # transaction; the log's end is what a read_uncommitted one reports.
         self._watermarks = make_consumer(
-            self.connection, f"crawl-decoder-ingest-watermarks-{uuid.uuid4().hex}", isolation_level="read_uncommitted"
+            self.connection, f"crawl-decoder-ingest-watermarks-{uuid.uuid4().hex}", isolation_level="read_uncommitted",
+            role="checkpoint-watermarks",
         )
         self._consumer = consumer
         return consumer

@@ -352,6 +352,7 @@ class _InputRun:
             transactional_id=f"{self.options.transactional_id_prefix}-{self.source.identity}",
             # Larger batches than the processor's: an ingest is throughput, not latency.
             extra={"linger.ms": 50},
+            role="ingest-producer",
         )
         try:
             producer.init_transactions(KAFKA_TIMEOUT_S)

@@ -182,7 +182,7 @@ class LandingWriter:
     def _start(self) -> Producer:
         # Every delivery is reported (the factory's default reports failures only): on_delivery sees each.
         config = {"delivery.report.only.error": False, **self._producer_config}
-        self._producer = make_producer(self.connection, extra=config)
+        self._producer = make_producer(self.connection, extra=config, role="landing-writer")
         return self._producer
 
     def _report(self, url: str, error: KafkaError | None, message: Message) -> None:

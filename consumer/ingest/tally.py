@@ -45,6 +45,24 @@ class Tally:
         return {kind: self.kinds[kind] for kind in KINDS if kind not in (RESPONSE, MALFORMED) and self.kinds[kind]}
 
 
+def tally_fields(tally: Tally, seconds: float) -> dict[str, object]:
+    """The closing tally as the fields of one log line (JSON logging): the figures of ``format_tally``."""
+    return {
+        "files_done": tally.files_done,
+        "files_resumed": tally.files_resumed,
+        "files_already_done": tally.files_already_done,
+        "files_failed": tally.files_failed,
+        "records_read": tally.records,
+        "bytes_read": tally.bytes_read,
+        "seconds": round(seconds, 3),
+        "written": tally.written,
+        "bodies_cut": tally.cut,
+        "skipped": tally.skipped(),
+        "malformed": tally.kinds[MALFORMED],
+        "transfer_coding_kept": tally.coding_kept,
+    }
+
+
 def format_tally(tally: Tally, seconds: float) -> str:
     rate = tally.bytes_read / seconds / 1e6 if seconds > 0 else 0.0
     skipped = tally.skipped()

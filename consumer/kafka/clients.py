@@ -47,6 +47,11 @@ MESSAGE_LIMIT_BYTES = MAX_BODY_BYTES + MiB
 #: successor with the same transactional.id fences it first.
 TRANSACTION_TIMEOUT_MS = 60_000
 
+#: How often librdkafka reports its statistics to a client given a ``stats_cb``
+#: (``observability/client_stats.py``); ``statistics.interval.ms`` in ``kafka_config``
+#: changes it, 0 turns them off.  Half a typical 30 s scrape interval.
+STATISTICS_INTERVAL_MS = 15_000
+
 #: Topic configuration ``ensure_topics`` applies unless overridden.
 DEFAULT_TOPIC_CONFIG: Mapping[str, str] = {"max.message.bytes": str(MESSAGE_LIMIT_BYTES)}
 
@@ -57,10 +62,15 @@ def make_consumer(
     *,
     isolation_level: str = "read_committed",
     extra: Mapping[str, object] | None = None,
+    role: str = "consumer",
 ) -> Consumer:
-    """A consumer whose offsets move only when the caller commits them (see docs/kafka.md, exactly-once)."""
+    """A consumer whose offsets move only when the caller commits them (see docs/kafka.md, exactly-once).
+
+    *role* ends its ``client.id`` (``<instance>-<role>``, ``KafkaConnection.client_id``).
+    """
     conf: dict[str, object] = {
         **conn.as_librdkafka_dict(),
+        "client.id": conn.client_id(role),
         "group.id": group_id,
         "isolation.level": isolation_level,
         # Offsets are committed inside the producer's transaction, never by the consumer itself.
@@ -87,6 +97,7 @@ def make_producer(
     *,
     transactional_id: str | None = None,
     extra: Mapping[str, object] | None = None,
+    role: str = "producer",
 ) -> Producer:
     """An idempotent zstd producer; transactional when ``transactional_id`` is given.
 
@@ -94,6 +105,7 @@ def make_producer(
     """
     conf: dict[str, object] = {
         **conn.as_librdkafka_dict(),
+        "client.id": conn.client_id(role),
         "enable.idempotence": True,
         "acks": "all",
         "compression.type": "zstd",
@@ -115,10 +127,13 @@ def make_producer(
     return _create(Producer, conf, "producer")
 
 
-def make_admin(conn: KafkaConnection, *, extra: Mapping[str, object] | None = None) -> AdminClient:
+def make_admin(
+    conn: KafkaConnection, *, extra: Mapping[str, object] | None = None, role: str = "admin"
+) -> AdminClient:
     """An admin client for ``conn``."""
+    conf = {**conn.as_librdkafka_dict(), "client.id": conn.client_id(role), **(extra or {})}
     # The stub types the configuration's values as str/int/float/bool; the error_cb and logger _create adds are not.
-    return _create(AdminClient, {**conn.as_librdkafka_dict(), **(extra or {})}, "admin client")  # type: ignore[arg-type]
+    return _create(AdminClient, conf, "admin client")  # type: ignore[arg-type]
 
 
 def _create(client_class: Callable[[dict[str, object]], _Client], conf: dict[str, object], role: str) -> _Client:
@@ -127,11 +142,14 @@ def _create(client_class: Callable[[dict[str, object]], _Client], conf: dict[str
     librdkafka's own log lines and the errors it reports go through structlog as
     JSON, never raw to stderr (``observability/client_logs.py``); they reach it
     when the client is polled.  A caller's ``logger`` or ``error_cb`` in *extra*
-    takes precedence.
+    takes precedence.  A ``stats_cb`` gets statistics every ``STATISTICS_INTERVAL_MS``
+    unless ``kafka_config`` says otherwise.
     """
     logs = client_logs()
     conf.setdefault("logger", logs)
     conf.setdefault("error_cb", logs.error)
+    if "stats_cb" in conf:
+        conf.setdefault("statistics.interval.ms", STATISTICS_INTERVAL_MS)
     try:
         return client_class(conf)
     except KafkaException as exc:

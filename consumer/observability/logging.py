@@ -108,6 +108,13 @@ class _LineStream:
 
 
 _current_lines: _LineStream | None = None
+#: Whether the last ``configure_logging`` chose JSON (None: never called).
+_json: bool | None = None
+
+
+def logs_json() -> bool:
+    """True once ``configure_logging(json=True)`` ran: a command's errors and summaries go out as JSON too."""
+    return bool(_json)
 
 
 def _line_stream(stream: TextIO) -> _LineStream:
@@ -131,6 +138,8 @@ def configure_logging(level: str = "info", *, json: bool = True, stream: TextIO 
     threshold = LEVELS.get(level.lower())
     if threshold is None:
         raise ObservabilityConfigError(f"log level {level!r} is not one of {', '.join(LEVELS)}")
+    global _json
+    _json = json
     lines = _line_stream(sys.stdout if stream is None else stream)
     shared: list[Processor] = [
         structlog.contextvars.merge_contextvars,

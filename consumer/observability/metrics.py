@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Protocol
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.metrics_core import Metric
 
@@ -41,11 +41,15 @@ DESTINATIONS = ("clean", "quarantine")
 TRANSACTION_RESULTS = ("committed", "aborted", "retried")
 RELOAD_RESULTS = ("applied", "rejected")
 SKIP_REASONS = ("not-text",)
+#: The rebalance callbacks of the engine's consumer.
+REBALANCE_EVENTS = ("assigned", "revoked", "lost")
+#: The clients whose librdkafka statistics are exported (``client_stats.py``).
+CLIENT_ROLES = ("consumer", "producer")
 
 #: Distinct values admitted per open label before folding into "other".  The
 #: decoding core has 10 sources and the Encoding Standard 40 encodings; overrides
 #: are bounded by the operators' file, which is reviewed, so 1024 is generous.
-LABEL_LIMITS = {"source": 16, "encoding": 64, "reason": 32, "override": 1024}
+LABEL_LIMITS = {"source": 16, "encoding": 64, "reason": 32, "override": 1024, "broker": 64}
 # A label value longer than this is a bug (a URL, a message), never a category.
 _MAX_LABEL_LENGTH = 100
 
@@ -116,6 +120,7 @@ class Metrics:
         self._define_timing()
         self._define_kafka()
         self._define_overrides()
+        self._define_client_statistics()
         self._routed: dict[tuple[str, str, str], Counter] = {}
         self._bounded = {
             label: _BoundedValues(label, limit, self._folded) for label, limit in LABEL_LIMITS.items()
@@ -146,6 +151,9 @@ class Metrics:
         # A restart (the container's, in the same pod) shows as a change of this value: changes() over it
         # counts restarts from the processor's own metrics, with no kube-state-metrics needed.
         self._gauge("start_time_seconds", "Unix time this processor started.").set(clock())
+        # process_* (resident memory, CPU seconds, open and maximum file descriptors, start time): the
+        # standard names every dashboard knows, from /proc; on a system without /proc it exports nothing.
+        ProcessCollector(registry=self.registry)
         self._ready = self._gauge(
             "ready",
             "1 while /readyz answers 200 (partitions held, Kafka answering, overrides valid, not stopping), else 0.",
@@ -225,6 +233,19 @@ class Metrics:
         self._transactions = self._counter("transactions", "Kafka transactions, by outcome.", ("result",))
         for result in TRANSACTION_RESULTS:
             self._transactions.labels(result=result)
+        self._rebalances = self._counter(
+            "rebalances",
+            "Rebalance callbacks of the processor's consumer: partitions assigned, revoked, or lost (taken "
+            "away without a revoke: the session timed out).",
+            ("event",),
+        )
+        for event in REBALANCE_EVENTS:
+            self._rebalances.labels(event=event)
+        self._log_lines_suppressed = self._counter(
+            "log_lines_suppressed",
+            "Log lines not written because their host had its quota for the minute (quarantined records: "
+            "quarantine_log_per_host_per_minute); one summary line a minute counts them by host.",
+        )
 
     def _define_overrides(self) -> None:
         self._reloads = self._counter("overrides_reloads", "Overrides file reloads, by outcome.", ("result",))
@@ -244,6 +265,42 @@ class Metrics:
             "evidence (shadow decision) agreed.",
             ("override", "shadow"),
         )
+
+    def _define_client_statistics(self) -> None:
+        role = ("role",)
+        self._kafka_counters = {
+            "rebalances": self._counter(
+                "kafka_rebalances", "Group rebalances librdkafka counted (cgrp.rebalance_cnt).", role
+            ),
+            "tx_messages": self._counter("kafka_tx_messages", "Messages sent to brokers (txmsgs).", role),
+            "rx_messages": self._counter("kafka_rx_messages", "Messages received from brokers (rxmsgs).", role),
+            "tx_errors": self._counter("kafka_tx_errors", "Request send errors, over all brokers (txerrs).", role),
+            "rx_errors": self._counter("kafka_rx_errors", "Response receive errors, over all brokers (rxerrs).", role),
+        }
+        for counter in self._kafka_counters.values():
+            for client in CLIENT_ROLES:
+                counter.labels(role=client)  # 0 from the start, so rate() has a first point
+        self._kafka_gauges = {
+            "queue_messages": self._gauge(
+                "kafka_queue_messages", "Messages in the producer's queues, not yet acknowledged (msg_cnt).", role
+            ),
+            "queue_bytes": self._gauge("kafka_queue_bytes", "Bytes of those messages (msg_size).", role),
+            "fetch_queue_messages": self._gauge(
+                "kafka_fetch_queue_messages", "Messages fetched and not yet consumed, all partitions (fetchq_cnt).",
+                role,
+            ),
+            "fetch_queue_bytes": self._gauge(
+                "kafka_fetch_queue_bytes", "Bytes fetched and not yet consumed, all partitions (fetchq_size).", role
+            ),
+        }
+        self._rtt = {
+            stat: self._gauge(
+                f"kafka_broker_rtt_{stat}_seconds",
+                f"Request round-trip time to each broker over the last statistics interval, {stat} (rtt.{stat}).",
+                ("role", "broker"),
+            )
+            for stat in ("avg", "p99")
+        }
 
     # Routing -----------------------------------------------------------------
 
@@ -342,6 +399,35 @@ class Metrics:
     def transaction(self, result: str) -> None:
         """Count one transaction: committed, aborted or retried."""
         self._transactions.labels(result=_closed("result", result, TRANSACTION_RESULTS)).inc()
+
+    def rebalance(self, event: str) -> None:
+        """Count one rebalance callback of the processor's consumer: assigned, revoked or lost."""
+        self._rebalances.labels(event=_closed("event", event, REBALANCE_EVENTS)).inc()
+
+    def kafka_statistics(
+        self,
+        role: str,
+        figures: Mapping[str, int],
+        increases: Mapping[str, int],
+        rtt: Mapping[str, tuple[float, float]],
+    ) -> None:
+        """One librdkafka statistics report of the client in *role* (``client_stats.ClientStats``).
+
+        *figures* are the levels, *increases* what the cumulative figures grew by
+        since the last report, *rtt* broker node id -> (avg, p99) seconds.
+        """
+        role = _closed("role", role, CLIENT_ROLES)
+        for name, counter in self._kafka_counters.items():
+            counter.labels(role=role).inc(increases.get(name, 0))
+        for name, gauge in self._kafka_gauges.items():
+            gauge.labels(role=role).set(figures.get(name, 0))
+        for broker, (avg, p99) in rtt.items():
+            broker = self._bounded["broker"].admit(broker)
+            self._rtt["avg"].labels(role=role, broker=broker).set(avg)
+            self._rtt["p99"].labels(role=role, broker=broker).set(p99)
+
+    def log_lines_suppressed(self, n: int = 1) -> None:
+        self._log_lines_suppressed.inc(n)
 
     # Overrides ---------------------------------------------------------------
 

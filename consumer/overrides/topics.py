@@ -28,7 +28,7 @@ def recent_records(
     # Partition EOF ends a partition: with read_committed, the last offsets are transaction
     # markers that are never delivered, so "offset + 1 == end" may never be seen.
     consumer = make_consumer(
-        connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}
+        connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}, role="reader"
     )
     try:
         targets = _tail(consumer, topic, per_partition, timeout)

@@ -30,7 +30,7 @@ from .decide import ReplayDecider
 from .exceptions import ReplayError
 from .progress import Progress
 from .selection import Selection
-from .tally import SKIPPED_BY_FILTER, Outcome, Summary
+from .tally import SKIPPED_BY_FILTER, Outcome, Summary, summary_fields
 
 DEFAULT_MAX_REPLAYS = 3
 
@@ -126,7 +126,8 @@ class Replayer:
                 self.progress.close(self.summary, done=self.cursor.progress()[0])
         if self._interrupted:
             self.log.warning("replay stopped before the end; run it again to go on", **self.summary.counts())
-        self.log.info("replay finished", **self.summary.counts())
+        fields = summary_fields(self.summary, dry_run=self.options.dry_run)
+        self.log.info("replay finished", interrupted=self._interrupted, **fields)
         return self.summary
 
     # -- the engine's decide function and hooks ---------------------------------------------
@@ -162,7 +163,9 @@ class Replayer:
     def _policy(self) -> Policy:
         if self.options.dry_run:
             return DryRun()
-        producer = make_producer(self.connection, transactional_id=self.options.transactional_id)
+        producer = make_producer(
+            self.connection, transactional_id=self.options.transactional_id, role="replay-producer"
+        )
         return ExactlyOnce(producer, timeout=self.settings.shutdown_timeout_s)
 
     def _consumer(self) -> Consumer:
@@ -171,7 +174,7 @@ class Replayer:
         extra: dict[str, object] = {"enable.partition.eof": True}
         if "session.timeout.ms" not in self.connection.extra:
             extra["session.timeout.ms"] = SESSION_TIMEOUT_MS
-        return make_consumer(self.connection, group, extra=extra)
+        return make_consumer(self.connection, group, extra=extra, role="replay-consumer")
 
     def _plan(self, consumer: Consumer) -> dict[int, PartitionRange]:
         """Per quarantine partition: from the group's cursor to the end offset now (or --to-offset)."""
@@ -209,7 +212,7 @@ class Replayer:
         if not self.options.dry_run:
             return consumer.committed(partitions, timeout=timeout)
         # A consumer that never subscribes nor commits leaves the group untouched.
-        looker = make_consumer(self.connection, self.options.group_id)
+        looker = make_consumer(self.connection, self.options.group_id, role="replay-offsets")
         try:
             return looker.committed(partitions, timeout=timeout)
         finally:

@@ -85,6 +85,11 @@ def format_summary(summary: Summary, *, dry_run: bool) -> str:
     return "\n".join(lines)
 
 
+def summary_fields(summary: Summary, *, dry_run: bool) -> dict[str, object]:
+    """The closing summary as the fields of the "replay finished" log line: ``format_summary``'s figures."""
+    return {**summary.counts(), "still_quarantined_by_reason": dict(summary.still_reasons), "dry_run": dry_run}
+
+
 def format_hosts(summary: Summary) -> str:
     """Per host: how many would be released, how many stay, and what changes (old -> new encoding/source)."""
     rows = [("host", "release", "still lossy", "changes (quarantined attempt -> new decode)")]

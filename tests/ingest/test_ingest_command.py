@@ -40,6 +40,11 @@ def test_standard_input_and_the_closing_tally(run_ingest, landing):
         ("https://example.com/a", "piped"),
         ("https://example.com/b", "piped"),
     ]
+    # Its stderr is not a terminal: the logs are JSON, and the tally is one of their lines too.
+    lines = [json.loads(line) for line in done.stderr.decode().splitlines() if line.startswith("{")]
+    [finished] = [line for line in lines if line["event"] == "ingest finished"]
+    assert (finished["written"], finished["malformed"], finished["files_done"]) == (2, 1, 1)
+    assert finished["skipped"] == {"request": 1, "warcinfo": 1}
 
 
 def test_stop_on_malformed_exits_1(tmp_path, run_ingest):

@@ -8,6 +8,8 @@ credentials; the records land on the real broker framed with the id it gave.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from consumer.ingest import LandingWriter
@@ -65,7 +67,9 @@ def test_ingest_command_without_the_credentials_writes_nothing_and_says_why(
     )
     done = run_ingest(str(tmp_path / "pages.warc.gz"))
     assert done.returncode == 2, "a registry that refuses us is a settings problem: exit 2"
-    assert b"error: schema registry register_schema failed: Unauthorized" in done.stderr
+    # Its stderr is not a terminal, so the error is a JSON log line like the rest.
+    [failed] = [json.loads(line) for line in done.stderr.splitlines() if b'"command failed"' in line]
+    assert failed["level"] == "error" and "schema registry register_schema failed: Unauthorized" in failed["error"]
     assert read_all(kafka_connection, topics["landing"]) == []
 
 

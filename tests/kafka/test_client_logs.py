@@ -124,7 +124,7 @@ UNREACHABLE = textwrap.dedent(
     from consumer.observability.logging import configure_logging
 
     configure_logging("debug", stream=sys.stderr)
-    conn = KafkaConnection(sys.argv[1])
+    conn = KafkaConnection(sys.argv[1], instance="pod-7")
     consumer = make_consumer(conn, "unreachable", extra={"reconnect.backoff.max.ms": 100})
     producer = make_producer(conn, extra={"reconnect.backoff.max.ms": 100})
     admin = make_admin(conn, extra={"reconnect.backoff.max.ms": 100})
@@ -159,7 +159,8 @@ def test_clients_pointed_at_an_unreachable_broker_write_only_json_lines(tmp_path
         assert isinstance(events[-1], dict) and {"event", "level", "timestamp"} <= events[-1].keys()
     failures = [e for e in events if e.get("facility") == "FAIL"]
     assert failures and all(e["level"] == "error" and f"127.0.0.1:{port}" in e["message"] for e in failures)
-    assert {e["client"] for e in failures} >= {"rdkafka#consumer-1", "rdkafka#producer-2"}
+    # Each client named after the instance and its role (client.id), not librdkafka's "rdkafka".
+    assert {e["client"] for e in failures} >= {"pod-7-consumer#consumer-1", "pod-7-producer#producer-2"}
     # Held back: once per client and message within the minute, not once per retry.
     assert len(failures) <= 6, [e["message"] for e in failures]
     assert any(e["event"] == "kafka client error" and e["error"] == "_ALL_BROKERS_DOWN" for e in events)

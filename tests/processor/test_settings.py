@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 from consumer.cli import main
 from consumer.devbroker import free_ports
 from consumer.exceptions import ConfigError
+from consumer.observability.logging import configure_logging
 from consumer.settings import ProcessingMode, Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,8 +109,16 @@ class TestValidation:
     def test_the_run_command_reports_invalid_settings_and_exits_2(self, tmp_path, monkeypatch, capsys):
         monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9")
         monkeypatch.setenv("CRAWL_DECODER_BATCH_SIZE", "zero")
-        assert main(["run", "--config", str(write(tmp_path, "group_id: g\n"))]) == 2
-        assert "batch_size: 'zero' is not a valid int" in capsys.readouterr().err
+        try:
+            assert main(["run", "--config", str(write(tmp_path, "group_id: g\n"))]) == 2
+        finally:
+            # run configured logging on capsys's stdout, which closes with this test.
+            configure_logging("info", stream=sys.__stderr__)
+        # Output that is not a terminal gets JSON lines, the refusal included (run logs to stdout).
+        [line] = capsys.readouterr().out.splitlines()
+        refused = json.loads(line)
+        assert (refused["event"], refused["level"], refused["command"]) == ("cannot start", "error", "run")
+        assert "batch_size: 'zero' is not a valid int" in refused["error"]
 
 
 class TestSecrets:

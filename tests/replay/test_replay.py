@@ -89,6 +89,18 @@ def test_a_threshold_releases_pages_with_few_replacements_and_is_recorded(quaran
         assert (record["encoding"], record["source"]) == ("UTF-8", "meta-prescan")
 
 
+def test_with_json_logging_the_summary_is_also_a_json_line(quarantine, replay):
+    quarantine(damaged_items(4, 3, "few") + damaged_items(2, 9, "many"))
+
+    status, out = replay("--threshold", "5")  # stderr is not a terminal here: the logs are JSON
+    assert status == 0 and summary_of(out)["released"] == 4, "the table for a person stays on stdout"
+    lines = [json.loads(line) for line in replay.err.splitlines() if line.startswith("{")]
+    [finished] = [line for line in lines if line["event"] == "replay finished"]
+    assert (finished["read"], finished["released"], finished["still_lossy"]) == (6, 4, 2)
+    assert finished["still_quarantined_by_reason"] == {"lossy": 2}
+    assert finished["dry_run"] is False and finished["interrupted"] is False
+
+
 def test_progress_reaches_the_end_though_transaction_markers_take_offsets(quarantine, replay, outputs):
     quarantine(damaged_items(30, 2, "p"))
     planned = sum(outputs.ends()["quarantine"].values())

@@ -184,6 +184,9 @@ Checks no JSON schema can express: they compare two values.
 {{- end }}
 {{- $partitions := .Values.kafka.landingTopicPartitions }}
 {{- if .Values.autoscaling.enabled }}
+{{- if eq .Values.kafka.sasl.mechanism "OAUTHBEARER" }}
+{{- fail "autoscaling.enabled with kafka.sasl.mechanism OAUTHBEARER: the chart's KEDA trigger authenticates with a username and password only" }}
+{{- end }}
 {{- if not $partitions }}
 {{- fail "kafka.landingTopicPartitions is required when autoscaling.enabled: set it to the landing topic's partition count" }}
 {{- end }}
@@ -249,6 +252,28 @@ existing Secrets by reference, never as values.
 {{- if hasPrefix "SASL_" .Values.kafka.securityProtocol }}
 - name: KAFKA_SASL_MECHANISM
   value: {{ .Values.kafka.sasl.mechanism | quote }}
+{{- if eq .Values.kafka.sasl.mechanism "OAUTHBEARER" }}
+{{- with .Values.kafka.sasl }}
+- name: KAFKA_SASL_OAUTHBEARER_METHOD
+  value: oidc
+- name: KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL
+  value: {{ .oauthbearer.tokenEndpointUrl | quote }}
+{{- if .oauthbearer.scope }}
+- name: KAFKA_SASL_OAUTHBEARER_SCOPE
+  value: {{ .oauthbearer.scope | quote }}
+{{- end }}
+- name: KAFKA_SASL_OAUTHBEARER_CLIENT_ID
+  valueFrom:
+    secretKeyRef:
+      name: {{ .existingSecret }}
+      key: {{ .oauthbearer.clientIdKey }}
+- name: KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ .existingSecret }}
+      key: {{ .oauthbearer.clientSecretKey }}
+{{- end }}
+{{- else }}
 - name: KAFKA_SASL_USERNAME
   valueFrom:
     secretKeyRef:
@@ -259,6 +284,7 @@ existing Secrets by reference, never as values.
     secretKeyRef:
       name: {{ .Values.kafka.sasl.existingSecret }}
       key: {{ .Values.kafka.sasl.passwordKey }}
+{{- end }}
 {{- end }}
 {{- with .Values.kafka.tls }}
 {{- if .existingSecret }}
