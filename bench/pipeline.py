@@ -329,7 +329,9 @@ def requests_text(body: bytes, content_type: str | None) -> str:
 
 def naive_main(args: argparse.Namespace) -> int:
     """A plain confluent-kafka loop: consume a batch, decode as requests does, JSON out, flush,
-    commit (at-least-once). The Avro read is the processor's, the producer compresses as its does."""
+    commit (at-least-once). The Avro read is the processor's; the clients have librdkafka's
+    defaults, as an afternoon's code does: no compression (the floor's CPU is then the lowest;
+    with the processor's zstd its librdkafka threads took ~200 us a record more, bench/RESULTS.md)."""
     import json
 
     from confluent_kafka import Consumer, Producer
@@ -338,7 +340,7 @@ def naive_main(args: argparse.Namespace) -> int:
 
     conf = KafkaConnection.from_env().as_librdkafka_dict()
     consumer = Consumer({**conf, "group.id": args.group, "enable.auto.commit": False, "auto.offset.reset": "earliest"})
-    producer = Producer({**conf, "compression.type": "zstd", "linger.ms": 5})
+    producer = Producer(conf)
     deserialize = AvroDeserializer(SchemaStore(), "RawResponse")
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
