@@ -839,7 +839,7 @@ def table(results: list[Result]) -> str:
     for r in results:
         lines.append(
             f"{r.name:16} {r.mode:14} {r.records_s:8.0f} {r.mb_s:7.1f} {r.p50_ms:8.0f} {r.p99_ms:8.0f} {r.peak_rss_mb:12.0f}"
-            f" {r.cpu_us:11.0f} {r.right:7.1%}"
+            f" {r.cpu_us:11.0f} " + (f"{r.right:7.1%}" if r.right == r.right else f"{'':>7}")
         )
     lines.append("")
     lines.append("ratio processor / pass-through (throughput; latency)")
