@@ -57,6 +57,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,6 +74,10 @@ MiB = 1024 * 1024
 PARTITIONS = 3  # of every benchmark topic
 #: The issue's throughput target: the processor's records/s at least this share of the pass-through's.
 TARGET_RATIO = 0.8
+#: Issue 31's targets on the crawl mix, against the naive loop: records/s at least, CPU a record at most.
+CRAWL_TARGET_RATIO, CRAWL_TARGET_CPU = 0.7, 1.4
+#: The crawl mix's landing topic (issue 31: a real crawl's topic has more partitions than the other mixes').
+CRAWL_PARTITIONS = 6
 WORDS = {
     "en": "the of and to in is that for it with as was on be by this are from at or have an they which one had".split(),
     "fr": "le de la et les des en un une du est que pour qui dans par sur pas au avec ce sont été être élève très".split(),
@@ -81,6 +86,7 @@ WORDS = {
     "zh": "中国 北京 天气 预报 今天 公司 信息 搜索 时间 世界 生活 经济 政治 文化 技术 研究 学校 电话 新闻 网站".split(),
     "ru": "и в не на я быть он с что а по это она этот к но они мы как из у который то за свой весь год".split(),
     "ko": "한국 서울 날씨 예보 오늘 회사 정보 검색 시간 세계 생활 경제 정치 문화 기술 연구 학교 전화 뉴스".split(),
+    "pl": "i w nie na się jest że to do z być jak co ale dla już który może żółć łódź źródło świat książka".split(),
     "zh_tw": "臺灣 臺北 天氣 預報 今天 公司 資訊 搜尋 時間 世界 生活 經濟 政治 文化 技術 研究 學校 電話 新聞 網站".split(),
 }
 LEGACY = [("ja", "Shift_JIS", "cp932"), ("zh", "GBK", "gbk"), ("ru", "windows-1251", "cp1251"),
@@ -107,8 +113,12 @@ def page(rng: random.Random, kb: int, lang: str, meta: str | None) -> str:
     return f"<!DOCTYPE html><html><head>{head}<title>{lang}</title></head><body>{''.join(paragraphs)}</body></html>\n"
 
 
-def corpus(records: int, kb: int, seed: int = 1, distinct: int = 200, mix: str = "web") -> list[tuple[str, bytes, str]]:
-    """(url, body, content type) for *records* records, drawn from *distinct* generated pages."""
+def corpus(records: int, kb: int, seed: int = 1, distinct: int = 200, mix: str = "web") -> list:
+    """(url, body, content type) for *records* records, drawn from *distinct* generated pages; the
+    crawl mix's ``CrawlPage``s (their own sizes and pool: ``crawl_pages``)."""
+    if mix == "crawl":
+        pool = crawl_pages(seed)
+        return [pool[i % len(pool)] for i in range(records)]
     rng = random.Random(seed)
     share, legacy = MIXES[mix]
     pool = []
@@ -128,8 +138,80 @@ def corpus(records: int, kb: int, seed: int = 1, distinct: int = 200, mix: str =
     return [pool[i % distinct] for i in range(records)]
 
 
+# -- the crawl mix (issue 31) ------------------------------------------------------------------
+
+#: A crawl's legacy pages: (language, WHATWG label, Python codec writing it, TLD).
+CRAWL_LEGACY = [("ja", "Shift_JIS", "cp932", "jp"), ("ko", "EUC-KR", "cp949", "kr"), ("zh", "GBK", "gbk", "cn"),
+                ("zh_tw", "Big5", "big5", "tw"), ("ru", "windows-1251", "cp1251", "ru"),
+                ("fr", "windows-1252", "cp1252", "fr"), ("pl", "ISO-8859-2", "iso8859_2", "pl")]  # fmt: skip
+CRAWL_UTF8 = [("en", "com"), ("fr", "fr"), ("de", "de"), ("ja", "jp"), ("zh", "cn"), ("ru", "ru"), ("ko", "kr"),
+              ("pl", "pl")]  # fmt: skip
+#: Distinct pages the crawl mix cycles through, and every how many of them is a trap.
+CRAWL_POOL, CRAWL_TRAP_EVERY = 1000, 66
+#: The traps, in turn: what a crawler meets that the shares above do not show.
+TRAPS = ("utf8-under-latin1-header", "meta-past-1024", "bom-against-header", "latin1-label-cp1252-text")
+
+
+@dataclass(frozen=True)
+class CrawlPage:
+    """One distinct page of the crawl mix: what the crawler fetched and the text its author wrote."""
+
+    url: str  # a prefix: the record's number is appended, so that every record has its own key
+    body: bytes
+    content_type: str
+    text: str
+    kind: str
+
+
+def crawl_pages(seed: int = 1, distinct: int = CRAWL_POOL) -> list[CrawlPage]:
+    """~85% UTF-8 pages (half declared in the header, 30% only in a <meta>, 20% declaring nothing),
+    ~15% legacy ones (a third each: header, <meta> only, nothing), 5-60 KB, one trap in CRAWL_TRAP_EVERY."""
+    rng = random.Random(seed)
+    legacy = int(distinct * 0.15)
+    ways = ["header"] * 50 + ["meta"] * 30 + ["none"] * 20
+    kinds = [("legacy", ("header", "meta", "none")[i % 3]) for i in range(legacy)]
+    kinds += [("utf-8", ways[i % 100]) for i in range(distinct - legacy)]
+    rng.shuffle(kinds)
+    pages = []
+    for i, (family, how) in enumerate(kinds):
+        kb = rng.randint(5, 60)
+        if i % CRAWL_TRAP_EVERY == CRAWL_TRAP_EVERY - 1:
+            pages.append(_trap(rng, i, TRAPS[(i // CRAWL_TRAP_EVERY) % len(TRAPS)], kb))
+        elif family == "legacy":
+            lang, label, codec, tld = CRAWL_LEGACY[i % len(CRAWL_LEGACY)]
+            text = page(rng, kb, lang, label if how == "meta" else None)
+            header = f"text/html; charset={label}" if how == "header" else "text/html"
+            pages.append(CrawlPage(f"https://legacy{i}.{tld}/{i}/", text.encode(codec), header, text, f"{label}/{how}"))
+        else:
+            lang, tld = rng.choice(CRAWL_UTF8)
+            text = page(rng, kb, lang, "utf-8" if how == "meta" else None)
+            header = "text/html; charset=utf-8" if how == "header" else "text/html"
+            pages.append(CrawlPage(f"https://site{i}.{tld}/{i}/", text.encode(), header, text, f"UTF-8/{how}"))
+    return pages
+
+
+def _trap(rng: random.Random, i: int, kind: str, kb: int) -> CrawlPage:
+    url = f"https://trap{i}.example/{i}/"
+    if kind == "utf8-under-latin1-header":  # a server default the page's author never saw
+        text = page(rng, kb, rng.choice(["ja", "ru", "de"]), "utf-8")
+        return CrawlPage(url, text.encode(), "text/html; charset=ISO-8859-1", text, kind)
+    if kind == "meta-past-1024":  # a long <head> pushes the <meta> past the prescan's 1024 bytes
+        text = page(rng, kb, "ru", "windows-1251")
+        filler = "<script>/* " + "x" * 1500 + " */</script>"
+        text = text.replace("<head>", f"<head>{filler}", 1)
+        return CrawlPage(url, text.encode("cp1251"), "text/html", text, kind)
+    if kind == "bom-against-header":  # the BOM beats the header (WHATWG decode)
+        text = page(rng, kb, "de", None)
+        return CrawlPage(url, b"\xef\xbb\xbf" + text.encode(), "text/html; charset=windows-1252", text, kind)
+    # "latin1-label-cp1252-text": the label iso-8859-1 means windows-1252 (curly quotes, the euro sign)
+    text = page(rng, kb, "fr", None).replace("<p>", "<p>\u201cPrix\u00a0: 10\u00a0\u20ac\u201d \u2013 ")
+    return CrawlPage(url, text.encode("cp1252"), "text/html; charset=iso-8859-1", text, kind)
+
+
 def produce(connection: KafkaConnection, topic: str, items, *, rate: float | None = None, prefix: str = "r") -> int:
     """Produce Avro RawResponse records keyed ``<prefix>-<i>``; paced at *rate* per second when given."""
+    if items and isinstance(items[0], CrawlPage):
+        return produce_crawl(connection, topic, items, rate=rate, prefix=prefix)
     serialize = AvroSerializer(SchemaStore(), "RawResponse")
     producer = make_producer(connection, extra={"linger.ms": 5})
     started, total = time.monotonic(), 0
@@ -153,6 +235,44 @@ def produce(connection: KafkaConnection, topic: str, items, *, rate: float | Non
         producer.poll(0)
     producer.flush(120)
     return total
+
+
+def produce_crawl(connection: KafkaConnection, topic: str, pages: list[CrawlPage], *, rate: float | None,
+                  prefix: str) -> int:  # fmt: skip
+    """Write the crawl through ``LandingWriter``, as a crawler does: each record's URL (its key) is its
+    page's with ``<prefix><i>`` appended. Returns the body bytes written."""
+    from consumer.ingest import LandingWriter
+
+    started, total = time.monotonic(), 0
+    with LandingWriter(topic, connection, flush_timeout_s=120) as landing:
+        for i, crawled in enumerate(pages):
+            if rate:
+                delay = started + i / rate - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)  # pacing the offered load
+            landing.write(f"{crawled.url}{prefix}{i}", 200, [("Content-Type", crawled.content_type)], crawled.body)
+            total += len(crawled.body)
+    return total
+
+
+def right_text_judge(kind: str, pages: list[CrawlPage]) -> Callable[[str, bytes, bytes], bool] | None:
+    """Whether an output record carries its page's known text (None for the pass-through: no text).
+    The processor's quarantine records carry bytes, not text: never right."""
+    texts = {crawled.url.rsplit("/", 2)[1]: crawled.text for crawled in pages}
+
+    def expected(key: bytes) -> str:
+        return texts[key.decode().rsplit("/", 2)[1]]
+
+    if kind == "naive":
+        import json
+
+        return lambda topic, key, value: json.loads(value)["text"] == expected(key)
+    if kind == "processor":
+        from consumer.serialization.avro import AvroDeserializer
+
+        read = AvroDeserializer(SchemaStore(), "DecodedResponse")
+        return lambda topic, key, value: topic.startswith("bench-clean-") and read(value)["text"] == expected(key)
+    return None
 
 
 # -- the pass-through contender (a child process) ---------------------------------------------
@@ -183,6 +303,70 @@ def passthrough_main(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- the naive loop (a child process): the floor every user can write in an afternoon ------------
+
+
+def requests_encoding(content_type: str | None) -> str | None:
+    """The encoding requests' ``Response.text`` uses: the header's charset, else ISO-8859-1 for text/*
+    (``requests.utils.get_encoding_from_headers``; its guess runs only for non-text types)."""
+    if not content_type:
+        return None
+    mime, *params = (part.strip() for part in content_type.split(";"))
+    for param in params:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip("'\" ")
+    return "ISO-8859-1" if "text" in mime else None
+
+
+def requests_text(body: bytes, content_type: str | None) -> str:
+    """``Response.text``: Python's codec for that label, errors replaced; an unknown label: UTF-8."""
+    try:
+        return str(body, requests_encoding(content_type) or "utf-8", errors="replace")
+    except (LookupError, TypeError):
+        return str(body, errors="replace")
+
+
+def naive_main(args: argparse.Namespace) -> int:
+    """A plain confluent-kafka loop: consume a batch, decode as requests does, JSON out, flush,
+    commit (at-least-once). The Avro read is the processor's; the clients have librdkafka's
+    defaults, as an afternoon's code does: no compression (the floor's CPU is then the lowest;
+    with the processor's zstd its librdkafka threads took ~200 us a record more, bench/RESULTS.md)."""
+    import json
+
+    from confluent_kafka import Consumer, Producer
+
+    from consumer.serialization.avro import AvroDeserializer
+
+    conf = KafkaConnection.from_env().as_librdkafka_dict()
+    consumer = Consumer({**conf, "group.id": args.group, "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    producer = Producer(conf)
+    deserialize = AvroDeserializer(SchemaStore(), "RawResponse")
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    consumer.subscribe([args.landing])
+    while not stopping.is_set():
+        messages = consumer.consume(args.batch_size, 0.2)
+        for message in messages:
+            if message.error() is not None:
+                continue
+            raw = deserialize(message.value())
+            content_type = next((h["value"] for h in raw["headers"] if h["name"].lower() == "content-type"), None)
+            text = requests_text(raw["body"], content_type)
+            value = json.dumps({"url": raw["url"], "status": raw["status"], "text": text})
+            while True:
+                try:
+                    producer.produce(args.output, value.encode(), message.key())
+                    break
+                except BufferError:
+                    producer.poll(0.05)
+        if messages:
+            producer.flush()
+            consumer.commit(asynchronous=False)
+    consumer.close()
+    return 0
+
+
 # -- measuring -------------------------------------------------------------------------------
 
 
@@ -193,6 +377,9 @@ class Reader:
     connection: KafkaConnection
     topics: list[str]
     seen: dict[bytes, float] = field(default_factory=dict)
+    #: (topic, key, value) -> whether the output's text is right; its answers in ``right``.
+    judge: Callable[[str, bytes, bytes], bool] | None = None
+    right: dict[bytes, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._stop = threading.Event()
@@ -212,6 +399,8 @@ class Reader:
                     for message in messages:
                         if message.error() is None:
                             self.seen.setdefault(message.key(), time.time())
+                            if self.judge is not None:
+                                self.right[message.key()] = self.judge(message.topic(), message.key(), message.value())
                     self._grew.notify_all()
         finally:
             consumer.close()
@@ -351,17 +540,25 @@ class Result:
     #: Shares of that time its main thread (the one that decodes) ran, and waited for a free core.
     main_ran: float = float("nan")
     main_waited: float = float("nan")
+    #: The crawl mix: share of the records whose output carries the page's known text.
+    right: float = float("nan")
 
 
 class Contender:
-    """One child process (processor or pass-through) on fresh topics."""
+    """One child process (processor, pass-through or naive loop) on fresh topics."""
 
-    def __init__(self, kind: str, mode: str, connection: KafkaConnection, batch_size: int, max_body: int) -> None:
+    def __init__(
+        self, kind: str, mode: str, connection: KafkaConnection, batch_size: int, max_body: int,
+        partitions: int = PARTITIONS, judge: Callable[[str, bytes, bytes], bool] | None = None,
+    ) -> None:  # fmt: skip
         self.kind, self.mode, self.connection = kind, mode, connection
+        self.partitions, self.judge = partitions, judge
         suffix = uuid.uuid4().hex[:10]
         self.landing = f"bench-landing-{suffix}"
-        self.outputs = [f"bench-clean-{suffix}", f"bench-quarantine-{suffix}"] if kind == "processor" else [f"bench-copy-{suffix}"]
-        ensure_topics(make_admin(connection), [self.landing, *self.outputs], partitions=PARTITIONS)
+        self.outputs = {
+            "processor": [f"bench-clean-{suffix}", f"bench-quarantine-{suffix}"], "naive": [f"bench-json-{suffix}"],
+        }.get(kind, [f"bench-copy-{suffix}"])  # fmt: skip
+        ensure_topics(make_admin(connection), [self.landing, *self.outputs], partitions=partitions)
         self.group, self.txn = f"bench-{suffix}", f"bench-txn-{suffix}"
         self.batch_size, self.max_body = batch_size, max_body
         self.process: subprocess.Popen | None = None
@@ -369,6 +566,7 @@ class Contender:
         self.rdkafka_cpu_s = float("nan")  # the part of it its librdkafka threads used
         # Shares of the measured time its main thread ran and waited for a core (the rest it was blocked).
         self.main_ran = self.main_waited = float("nan")
+        self.right = float("nan")  # share of right texts, once the round's outputs are checked
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWL_DECODER_")}
@@ -385,7 +583,7 @@ class Contender:
             command = [sys.executable, "-m", "consumer.cli", "run"]
         else:
             command = [
-                sys.executable, __file__, "--passthrough", "--landing", self.landing, "--output", self.outputs[0],
+                sys.executable, __file__, "--naive" if self.kind == "naive" else "--passthrough", "--landing", self.landing, "--output", self.outputs[0],
                 "--group", self.group, "--txn", self.txn, "--mode", self.mode, "--batch-size", str(self.batch_size),
             ]  # fmt: skip
         self.process = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
@@ -417,7 +615,7 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
     child's CPU time from its first commit to its stop is left in ``contender.cpu_s`` (its
     librdkafka threads' part in ``contender.rdkafka_cpu_s``)."""
     total_bytes = produce(contender.connection, contender.landing, items, prefix="t")
-    progress = Progress(contender.connection, contender.group, contender.landing, PARTITIONS)
+    progress = Progress(contender.connection, contender.group, contender.landing, contender.partitions)
     started = time.time()
     contender.start()
     try:
@@ -447,7 +645,7 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
         contender.rdkafka_cpu_s -= rdkafka_cpu_at_first
         jiffies, idle = (end - first for end, first in zip(machine_at_end, machine_at_first, strict=True))
         busy = 1 - idle / jiffies if jiffies else float("nan")
-        _check_outputs(contender, len(items), timeout)
+        contender.right = _check_outputs(contender, len(items), timeout)
         return done / seconds, total_bytes / MiB * done / len(items) / seconds, peak, busy
     finally:
         progress.close()
@@ -455,15 +653,17 @@ def throughput(contender: Contender, items, timeout: float) -> tuple[float, floa
             contender.stop()
 
 
-def _check_outputs(contender: Contender, count: int, timeout: float) -> None:
+def _check_outputs(contender: Contender, count: int, timeout: float) -> float:
     """Every landing record has an output (untimed, after the round): a commit without its
-    outputs would make the round's rate a lie."""
-    reader = Reader(contender.connection, contender.outputs)
+    outputs would make the round's rate a lie. Returns the share of records whose output has the
+    right text, when the contender has a judge (NaN otherwise)."""
+    reader = Reader(contender.connection, contender.outputs, judge=contender.judge)
     try:
         if not reader.wait_for(count, timeout):
             print(f"  {contender.kind}/{contender.mode}: only {len(reader.seen)} of {count} outputs", flush=True)
     finally:
         reader.close()
+    return sum(reader.right.values()) / count if contender.judge is not None else float("nan")
 
 
 def latency(contender: Contender, items, rate: float, timeout: float) -> tuple[float, float]:
@@ -519,12 +719,17 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
     items = corpus(args.records, args.kb, mix=args.mix)
     latency_items = corpus(args.latency_records, args.kb, seed=2, mix=args.mix)
     results = []
+    crawl = args.mix == "crawl"
+    # The crawl mix adds the naive loop, the floor its targets are measured against.
+    kinds = ("pass-through", "naive", "processor") if crawl else ("pass-through", "processor")
+    partitions = CRAWL_PARTITIONS if crawl else PARTITIONS
     for mode in args.modes:
-        rounds: dict[str, list[Result]] = {"pass-through": [], "processor": []}
-        # Alternating rounds, so that the machine's swings (it is shared) hit both contenders alike.
+        rounds: dict[str, list[Result]] = {kind: [] for kind in kinds}
+        # Alternating rounds, so that the machine's swings (it is shared) hit every contender alike.
         for round_number in range(1, args.rounds + 1):
-            for kind in ("pass-through", "processor"):
-                contender = Contender(kind, mode, connection, args.batch_size, args.max_body)
+            for kind in kinds:
+                judge = right_text_judge(kind, items) if crawl else None
+                contender = Contender(kind, mode, connection, args.batch_size, args.max_body, partitions, judge)
                 result = Result(kind, mode)
                 result.records_s, result.mb_s, result.peak_rss_mb, result.machine_busy = throughput(
                     contender, items, args.timeout
@@ -533,6 +738,7 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
                 result.cpu_rdkafka_us = contender.rdkafka_cpu_s / len(items) * 1e6
                 result.cpu_python_us = result.cpu_us - result.cpu_rdkafka_us
                 result.main_ran, result.main_waited = contender.main_ran, contender.main_waited
+                result.right = contender.right
                 contender.delete_topics()
                 rounds[kind].append(result)
                 print(f"  round {round_number} {kind:12} {mode:13} {result.records_s:9.0f} rec/s "
@@ -540,7 +746,10 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
                       f"{result.cpu_python_us:.0f}, librdkafka {result.cpu_rdkafka_us:.0f}); "
                       f"machine {result.machine_busy:.0%} busy; main thread ran {result.main_ran:.0%}, "
                       f"waited for a core {result.main_waited:.0%}, blocked "
-                      f"{1 - result.main_ran - result.main_waited:.0%}", flush=True)  # fmt: skip
+                      f"{1 - result.main_ran - result.main_waited:.0%}"
+                      + (f"; right text {result.right:.1%}" if result.right == result.right else ""), flush=True)  # fmt: skip
+        if crawl:
+            crawl_summary(mode, rounds)
         pairs = list(zip(rounds["processor"], rounds["pass-through"], strict=True))
         # A round the sampler never saw between the first commit and the last has no rate: left out, said.
         ratios = [p.records_s / q.records_s for p, q in pairs if p.records_s and q.records_s]
@@ -548,17 +757,33 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
             print(f"  {mode}: {len(pairs) - len(ratios)} round(s) not timed, left out of the ratios", flush=True)
         print(f"  {mode}: processor / pass-through records/s by round: "
               + ", ".join(f"{r:.2f}x" for r in ratios) + f"; {ratio_summary(ratios)}", flush=True)  # fmt: skip
-        results.extend(_median_result(rounds[kind]) for kind in ("pass-through", "processor"))
-        rates = {result.name: result.records_s for result in results[-2:]}
+        results.extend(_median_result(rounds[kind]) for kind in kinds)
+        if not args.latency_records:
+            continue
+        rates = {result.name: result.records_s for result in results[-len(kinds) :]}
         rate = 0.5 * min(rates.values())
-        for result in results[-2:]:
-            contender = Contender(result.name, mode, connection, args.batch_size, args.max_body)
+        for result in results[-len(kinds) :]:
+            contender = Contender(result.name, mode, connection, args.batch_size, args.max_body, partitions)
             result.p50_ms, result.p99_ms = latency(contender, latency_items, rate, args.timeout)
             contender.delete_topics()
             print(f"  {result.name:12} {mode:13} latency at {rate:.0f} rec/s: p50 {result.p50_ms:.0f} ms, p99 {result.p99_ms:.0f} ms", flush=True)
     if args.big:
         results.append(big_messages(args, connection))
     return results
+
+
+def crawl_summary(mode: str, rounds: dict[str, list[Result]]) -> None:
+    """The processor against the naive loop, round by round: records/s, CPU a record, right text."""
+    pairs = [(p, q) for p, q in zip(rounds["processor"], rounds["naive"], strict=True) if p.records_s and q.records_s]
+    rates = [p.records_s / q.records_s for p, q in pairs]
+    cpus = [p.cpu_us / q.cpu_us for p, q in pairs]
+    print(f"  {mode}: processor / naive loop records/s by round: " + ", ".join(f"{r:.2f}x" for r in rates)
+          + f"; {ratio_summary(rates, CRAWL_TARGET_RATIO)}", flush=True)  # fmt: skip
+    print(f"  {mode}: processor / naive loop CPU a record by round: " + ", ".join(f"{r:.2f}x" for r in cpus)
+          + f"; {ratio_summary(cpus, CRAWL_TARGET_CPU, above=True)}", flush=True)  # fmt: skip
+    for kind in ("naive", "processor"):
+        rights = [r.right for r in rounds[kind]]
+        print(f"  {mode}: {kind} right text {min(rights):.1%}-{max(rights):.1%} over the rounds", flush=True)
 
 
 def median_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float] | None:
@@ -573,12 +798,14 @@ def median_interval(values: list[float], confidence: float = 0.95) -> tuple[floa
     return None if k == 0 else (ordered[k - 1], ordered[n - k])
 
 
-def ratio_summary(ratios: list[float]) -> str:
-    """The median ratio with its 95% interval, and how many rounds fell below the target."""
+def ratio_summary(ratios: list[float], target: float = TARGET_RATIO, above: bool = False) -> str:
+    """The median ratio with its 95% interval, and how many rounds missed the target (fell below it,
+    or rose above it when *above*: a CPU ratio)."""
     interval = median_interval(ratios)
     spread = f" (95% interval {interval[0]:.2f}x-{interval[1]:.2f}x)" if interval else ""
-    below = sum(r < TARGET_RATIO for r in ratios)
-    return f"median {statistics.median(ratios):.2f}x{spread}; {below} of {len(ratios)} rounds below {TARGET_RATIO}x"
+    missed = sum(r > target if above else r < target for r in ratios)
+    side = "above" if above else "below"
+    return f"median {statistics.median(ratios):.2f}x{spread}; {missed} of {len(ratios)} rounds {side} {target}x"
 
 
 def _median_result(rounds: list[Result]) -> Result:
@@ -588,7 +815,7 @@ def _median_result(rounds: list[Result]) -> Result:
                   peak_rss_mb=max(r.peak_rss_mb for r in rounds), cpu_us=middle.cpu_us,
                   cpu_python_us=middle.cpu_python_us, cpu_rdkafka_us=middle.cpu_rdkafka_us,
                   machine_busy=middle.machine_busy, main_ran=middle.main_ran,
-                  main_waited=middle.main_waited)  # fmt: skip
+                  main_waited=middle.main_waited, right=middle.right)  # fmt: skip
 
 
 def big_messages(args: argparse.Namespace, connection: KafkaConnection) -> Result:
@@ -607,12 +834,12 @@ def big_messages(args: argparse.Namespace, connection: KafkaConnection) -> Resul
 
 def table(results: list[Result]) -> str:
     lines = [
-        f"{'contender':16} {'mode':14} {'rec/s':>8} {'MB/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'peak RSS MB':>12} {'CPU us/rec':>11}",
+        f"{'contender':16} {'mode':14} {'rec/s':>8} {'MB/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'peak RSS MB':>12} {'CPU us/rec':>11} {'right':>7}",
     ]
     for r in results:
         lines.append(
             f"{r.name:16} {r.mode:14} {r.records_s:8.0f} {r.mb_s:7.1f} {r.p50_ms:8.0f} {r.p99_ms:8.0f} {r.peak_rss_mb:12.0f}"
-            f" {r.cpu_us:11.0f}"
+            f" {r.cpu_us:11.0f} " + (f"{r.right:7.1%}" if r.right == r.right else f"{'':>7}")
         )
     lines.append("")
     lines.append("ratio processor / pass-through (throughput; latency)")
@@ -623,6 +850,13 @@ def table(results: list[Result]) -> str:
             f"  {mode:14} records/s {p.records_s / q.records_s:5.2f}x   MB/s {p.mb_s / q.mb_s:5.2f}x   "
             f"p50 {p.p50_ms / q.p50_ms:5.2f}x   p99 {p.p99_ms / q.p99_ms:5.2f}x"
         )
+    if any(r.name == "naive" for r in results):
+        lines.append("ratio processor / naive loop (median rounds)")
+        for mode in dict.fromkeys(r.mode for r in results if r.name == "naive"):
+            p = next(r for r in results if r.name == "processor" and r.mode == mode)
+            q = next(r for r in results if r.name == "naive" and r.mode == mode)
+            lines.append(f"  {mode:14} records/s {p.records_s / q.records_s:5.2f}x   CPU a record {p.cpu_us / q.cpu_us:5.2f}x"
+                         f"   peak RSS {p.peak_rss_mb / q.peak_rss_mb:5.2f}x")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -630,7 +864,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=20000, help="records in each throughput run")
     parser.add_argument("--kb", type=int, default=30, help="approximate size of each page")
-    parser.add_argument("--latency-records", type=int, default=2000, help="records in each latency run")
+    parser.add_argument("--latency-records", type=int, default=2000, help="records in each latency run (0: skip it)")
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=3, help="alternating throughput rounds per mode (median reported)")
     parser.add_argument("--big", type=int, default=4, help="16 MB bodies in the last run (0: skip it)")
@@ -639,16 +873,21 @@ def main() -> int:
         "--modes", nargs="+", default=["at-least-once", "exactly-once"], choices=["at-least-once", "exactly-once"]
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="per run")
-    parser.add_argument("--mix", choices=sorted(MIXES), default="web",
+    parser.add_argument("--mix", choices=sorted([*MIXES, "crawl"]), default="web",
                         help="web: ~10%% legacy pages (Shift_JIS, GBK, windows-1251, EUC-KR, windows-1252); "
-                             "cjk: 30%% Shift_JIS, EUC-JP, Big5 and GBK pages, as a .jp/.tw crawl")  # fmt: skip
+                             "cjk: 30%% Shift_JIS, EUC-JP, Big5 and GBK pages, as a .jp/.tw crawl; "
+                             "crawl: issue 31's crawl (5-60 KB, ~15%% legacy in seven encodings, traps, "
+                             "6 partitions), with the naive loop as a third contender")  # fmt: skip
     # The pass-through child's own options.
     parser.add_argument("--passthrough", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--naive", action="store_true", help=argparse.SUPPRESS)
     for name in ("--landing", "--output", "--group", "--txn", "--mode"):
         parser.add_argument(name, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.passthrough:
         return passthrough_main(args)
+    if args.naive:
+        return naive_main(args)
 
     from consumer.devbroker import LocalBroker
 
@@ -658,7 +897,8 @@ def main() -> int:
         broker = LocalBroker()
         bootstrap = broker.start()
     try:
-        legacy = sum(url.startswith("https://legacy") for url, _, _ in corpus(args.records, args.kb, mix=args.mix))
+        legacy = sum(str(item[0] if isinstance(item, tuple) else item.url).startswith("https://legacy")
+                     for item in corpus(args.records, args.kb, mix=args.mix))  # fmt: skip
         print(f"broker {bootstrap}; {args.records} records of ~{args.kb} KB, mix {args.mix} "
               f"({legacy / args.records:.0%} legacy pages), batch {args.batch_size}", flush=True)  # fmt: skip
         results = run(args, KafkaConnection(bootstrap))
