@@ -56,6 +56,36 @@ STATISTICS_INTERVAL_MS = 15_000
 DEFAULT_TOPIC_CONFIG: Mapping[str, str] = {"max.message.bytes": str(MESSAGE_LIMIT_BYTES)}
 
 
+def consumer_config(
+    conn: KafkaConnection, group_id: str, *, isolation_level: str = "read_committed", role: str = "consumer"
+) -> dict[str, object]:
+    """``make_consumer``'s configuration: our tuning, then the connection's (``kafka_config`` wins over our
+    tuning), then what the engine owns (which ``kafka_config`` may not name: ``config.ENGINE_OWNED``)."""
+    tuning: dict[str, object] = {
+        "auto.offset.reset": "earliest",
+        # Fetch sizes bound memory, not record size (see the module docstring): with 17 MiB a
+        # partition and 50 MiB a fetch, zstd-compressed HTML inflated to a peak RSS of 430-530 MB
+        # in bench/pipeline.py (30 KB pages); with these, 190-280 MB at the same throughput.
+        # tests/kafka/test_kafka_clients.py round-trips a MAX_BODY_BYTES record through them.
+        "max.partition.fetch.bytes": MiB,
+        "fetch.max.bytes": 8 * MiB,
+        # Once the prefetch queue is full, fetching pauses this long (default 1 s); the processor
+        # drains a full queue in less, then waited in consume() for the next fetch (~30-50 ms a batch).
+        "fetch.queue.backoff.ms": 50,
+    }
+    return {
+        **tuning,
+        **conn.as_librdkafka_dict(),
+        "client.id": conn.client_id(role),
+        "group.id": group_id,
+        "isolation.level": isolation_level,
+        # Offsets are committed inside the producer's transaction, never by the consumer itself.
+        "enable.auto.commit": False,
+        "partition.assignment.strategy": "cooperative-sticky",
+        "enable.partition.eof": False,
+    }
+
+
 def make_consumer(
     conn: KafkaConnection,
     group_id: str,
@@ -68,28 +98,40 @@ def make_consumer(
 
     *role* ends its ``client.id`` (``<instance>-<role>``, ``KafkaConnection.client_id``).
     """
-    conf: dict[str, object] = {
-        **conn.as_librdkafka_dict(),
-        "client.id": conn.client_id(role),
-        "group.id": group_id,
-        "isolation.level": isolation_level,
-        # Offsets are committed inside the producer's transaction, never by the consumer itself.
-        "enable.auto.commit": False,
-        "partition.assignment.strategy": "cooperative-sticky",
-        "auto.offset.reset": "earliest",
-        "enable.partition.eof": False,
-        # Fetch sizes bound memory, not record size (see the module docstring): with 17 MiB a
-        # partition and 50 MiB a fetch, zstd-compressed HTML inflated to a peak RSS of 430-530 MB
-        # in bench/pipeline.py (30 KB pages); with these, 190-280 MB at the same throughput.
-        # tests/kafka/test_kafka_clients.py round-trips a MAX_BODY_BYTES record through them.
-        "max.partition.fetch.bytes": MiB,
-        "fetch.max.bytes": 8 * MiB,
-        # Once the prefetch queue is full, fetching pauses this long (default 1 s); the processor
-        # drains a full queue in less, then waited in consume() for the next fetch (~30-50 ms a batch).
-        "fetch.queue.backoff.ms": 50,
-    }
+    conf = consumer_config(conn, group_id, isolation_level=isolation_level, role=role)
     conf.update(extra or {})
     return _create(Consumer, conf, "consumer")
+
+
+def producer_config(
+    conn: KafkaConnection, *, transactional_id: str | None = None, role: str = "producer"
+) -> dict[str, object]:
+    """``make_producer``'s configuration: our tuning, then the connection's (``kafka_config`` wins over our
+    tuning: ``compression.type`` trades the broker's disk for the processor's CPU), then what the engine owns."""
+    tuning: dict[str, object] = {
+        "compression.type": "zstd",
+        # Checked against the uncompressed record, so it must fit the largest body plus framing.
+        "message.max.bytes": MESSAGE_LIMIT_BYTES,
+        # Moderate batches: librdkafka caps zstd decompression of a batch on the consumer side
+        # (receive.message.max.bytes), and highly compressible HTML inflates a lot.
+        "batch.size": 4 * MiB,
+        "linger.ms": 5,
+        # A successful delivery needs no report: the transaction's commit or the at-least-once
+        # flush says the batch is written. Each report takes the GIL in the thread that serves it
+        # (the engine's writer thread), which stalled the loop decoding the next batch.
+        "delivery.report.only.error": True,
+    }
+    conf: dict[str, object] = {
+        **tuning,
+        **conn.as_librdkafka_dict(),
+        "client.id": conn.client_id(role),
+        "enable.idempotence": True,
+        "acks": "all",
+    }
+    if transactional_id is not None:
+        conf["transactional.id"] = transactional_id
+        conf["transaction.timeout.ms"] = TRANSACTION_TIMEOUT_MS
+    return conf
 
 
 def make_producer(
@@ -103,26 +145,7 @@ def make_producer(
 
     The caller runs ``init_transactions()`` before the first transaction.
     """
-    conf: dict[str, object] = {
-        **conn.as_librdkafka_dict(),
-        "client.id": conn.client_id(role),
-        "enable.idempotence": True,
-        "acks": "all",
-        "compression.type": "zstd",
-        # Checked against the uncompressed record, so it must fit the largest body plus framing.
-        "message.max.bytes": MESSAGE_LIMIT_BYTES,
-        # Moderate batches: librdkafka caps zstd decompression of a batch on the consumer side
-        # (receive.message.max.bytes), and highly compressible HTML inflates a lot.
-        "batch.size": 4 * MiB,
-        "linger.ms": 5,
-        # A successful delivery needs no report: the transaction's commit or the at-least-once
-        # flush says the batch is written. Each report takes the GIL in the thread that serves it
-        # (the engine's writer thread), which stalled the loop decoding the next batch.
-        "delivery.report.only.error": True,
-    }
-    if transactional_id is not None:
-        conf["transactional.id"] = transactional_id
-        conf["transaction.timeout.ms"] = TRANSACTION_TIMEOUT_MS
+    conf = producer_config(conn, transactional_id=transactional_id, role=role)
     conf.update(extra or {})
     return _create(Producer, conf, "producer")
 

@@ -64,6 +64,7 @@ ENGINE_OWNED: Mapping[str, str] = MappingProxyType(
         "enable.auto.commit": "offsets move only with the output's transaction or flush",
         "enable.auto.offset.store": "offsets move only with the output's transaction or flush",
         "enable.idempotence": "transactions and ordered retries need an idempotent producer",
+        "acks": "an idempotent producer writes with acks=all",
         "partition.assignment.strategy": "the engine's rebalance callbacks expect cooperative-sticky",
         "group.protocol": "the engine's rebalance callbacks expect the classic protocol with cooperative-sticky",
         "enable.partition.eof": "the topic readers decide it per client",

@@ -174,3 +174,32 @@ class TestOauthbearer:
             assert client is not None
         with pytest.raises(Exception, match=re.escape("sasl.oauthbearer.method")):
             Producer({**conn.as_librdkafka_dict(), "sasl.oauthbearer.method": "nonsense"})
+
+
+class TestKafkaConfigWinsOverOurTuning:
+    """What ``kafka_config`` sets reaches the client unless the engine owns it: our own tuning (compression,
+    batch and fetch sizes) is a default, never a silent override."""
+
+    def test_the_producer_takes_a_compression_and_batch_size_given(self):
+        from consumer.kafka.clients import producer_config
+
+        conf = producer_config(KafkaConnection("k:9092", extra={"compression.type": "lz4", "linger.ms": "20"}),
+                               transactional_id="t-1")
+        assert (conf["compression.type"], conf["linger.ms"]) == ("lz4", "20")
+        assert (conf["enable.idempotence"], conf["acks"], conf["transactional.id"]) == (True, "all", "t-1")
+
+    def test_the_producer_keeps_its_tuning_when_nothing_is_given(self):
+        from consumer.kafka.clients import producer_config
+
+        assert producer_config(KafkaConnection("k:9092"))["compression.type"] == "zstd"
+
+    def test_the_consumer_takes_fetch_sizes_given(self):
+        from consumer.kafka.clients import consumer_config
+
+        conf = consumer_config(KafkaConnection("k:9092", extra={"fetch.max.bytes": "1048576"}), "g")
+        assert conf["fetch.max.bytes"] == "1048576"
+        assert (conf["isolation.level"], conf["enable.auto.commit"], conf["group.id"]) == ("read_committed", False, "g")
+
+    def test_acks_is_the_engines(self):
+        with pytest.raises(KafkaConfigError, match="acks"):
+            KafkaConnection("k:9092", extra={"acks": "1"})
