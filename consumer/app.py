@@ -108,6 +108,7 @@ class App:
             on_result=self.metrics.transaction,
             hooks=Hooks(
                 committed=self._committed,
+                handed=self.readiness.batch_handed,
                 between_batches=self._between_batches,
                 consumer_error=self._consumer_error,
                 batch_aborted=self._batch_aborted,
@@ -257,6 +258,7 @@ class App:
         self.log.warning("consumer error", error=error.str())
 
     def _batch_aborted(self, reason: str) -> None:
+        self.readiness.batch_settled()
         self.readiness.kafka_failed(f"batch not committed: {reason}")
         self.log.warning("batch aborted, re-reading it", reason=reason)
 
@@ -289,6 +291,7 @@ class App:
 
     def _committed(self, decided: Decided, seconds: float) -> None:
         self.readiness.kafka_answered()
+        self.readiness.batch_settled()
         for message, decision in decided:
             self._routed(message, decision.note)
         self._batch_done([message for message, _ in decided], seconds)

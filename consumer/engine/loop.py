@@ -49,6 +49,8 @@ class Hooks:
     #: A batch is committed: its messages with their decisions, and the seconds since it was read.
     committed: Callable[[Decided, float], None] = _ignore
     between_batches: Callable[[], None] = _ignore
+    #: A batch is handed to the writer (with ``committed`` and ``batch_aborted``: how long a write has waited).
+    handed: Callable[[], None] = _ignore
     consumer_error: Callable[[KafkaError], None] = _ignore
     batch_aborted: Callable[[str], None] = _ignore
     assigned: Callable[[list[TopicPartition]], None] = _ignore
@@ -154,6 +156,7 @@ class BatchEngine:
             pipeline.check()  # a batch that failed meanwhile rewinds: these messages are read again
             batch = self._make(consumer, pipeline, messages)
             if batch is not None:
+                self._hooks.handed()
                 pipeline.write(batch)
             elif pipeline.committing:
                 pipeline.settle()  # nothing new: report the last batch once it is committed

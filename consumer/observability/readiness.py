@@ -43,6 +43,7 @@ class Readiness:
         self._failing: tuple[float, str] | None = None  # since when, and the latest failure
         self._held: set[tuple[str, int]] = set()
         self._empty_since: float | None = None  # None also before the first assignment
+        self._unanswered_since: float | None = None  # a batch handed to the writer and none committed since
 
     def kafka_failed(self, reason: str) -> None:
         """Kafka did not answer (the first failure since the last answer starts the clock)."""
@@ -53,6 +54,20 @@ class Readiness:
     def kafka_answered(self) -> None:
         with self._lock:
             self._failing = None
+
+    def batch_handed(self) -> None:
+        """A batch went to the writer: if none commits for *after_s*, the broker is not answering.
+
+        The writer waits in the transactional calls until they give up (their timeout and a grace), and
+        the client's own error reports come after that: without this clock an outage showed ~25 s late."""
+        with self._lock:
+            if self._unanswered_since is None:
+                self._unanswered_since = self._clock()
+
+    def batch_settled(self) -> None:
+        """A batch committed, or was aborted to be read again: the writer is not waiting on the broker."""
+        with self._lock:
+            self._unanswered_since = None
 
     def assigned(self, partitions: list[tuple[str, int]]) -> None:
         with self._lock:
@@ -73,6 +88,9 @@ class Readiness:
             now = self._clock()
             if self._failing is not None and now - self._failing[0] >= self.after_s:
                 return f"kafka unreachable for {now - self._failing[0]:.0f} s: {self._failing[1]}"
+            if self._unanswered_since is not None and now - self._unanswered_since >= self.after_s:
+                waited = now - self._unanswered_since
+                return f"kafka unreachable for {waited:.0f} s: a batch written {waited:.0f} s ago is not committed yet"
             if self._empty_since is not None and now - self._empty_since >= self.after_s:
                 return f"no {self._what} held for {now - self._empty_since:.0f} s"
             return None

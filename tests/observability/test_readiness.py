@@ -82,3 +82,38 @@ def test_before_the_first_assignment_it_says_nothing(clock):
     readiness = Readiness(30, what="partitions", clock=clock)
     clock.now += 300
     assert readiness.problem() is None
+
+
+def test_a_batch_not_committed_for_the_setting_is_an_outage_before_the_client_reports_one(readiness, clock):
+    readiness.batch_handed()
+    clock.now += 29
+    assert readiness.problem() is None
+    clock.now += 1
+    assert readiness.problem() == "kafka unreachable for 30 s: a batch written 30 s ago is not committed yet"
+    readiness.batch_settled()
+    assert readiness.problem() is None
+
+
+def test_the_clock_runs_from_the_oldest_batch_not_committed(readiness, clock):
+    readiness.batch_handed()
+    clock.now += 20
+    readiness.batch_handed()  # the next batch, handed while the first waits: the wait is still the first's
+    clock.now += 10
+    assert readiness.problem() is not None
+
+
+def test_a_lag_reading_that_succeeds_does_not_hide_a_write_that_waits(readiness, clock):
+    """The transaction coordinator may hang while the partition leaders answer the lag monitor."""
+    readiness.batch_handed()
+    clock.now += 15
+    readiness.kafka_answered()
+    clock.now += 15
+    assert readiness.problem() is not None
+
+
+def test_committing_steadily_stays_ready(readiness, clock):
+    for _ in range(100):
+        readiness.batch_handed()
+        clock.now += 5
+        readiness.batch_settled()
+        assert readiness.problem() is None
