@@ -7,7 +7,6 @@ rebalances, broker restarts); these pin what the loop itself promises.
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from confluent_kafka import KafkaError, KafkaException
@@ -183,14 +182,17 @@ def test_without_start_waiting_transactions_that_cannot_start_end_the_run(
 
 def test_stop_ends_the_wait_for_transactions(kafka_connection, topics, group_id, transactional_id):
     waits: list[str | None] = []
+    reported = threading.Event()
+
+    def waiting(problem: str | None) -> None:
+        waits.append(problem)
+        reported.set()
+
     failing_always = failing_first(kafka_connection, transactional_id, 10**6)
-    made = started_engine(kafka_connection, topics, group_id, failing_always, Hooks(start_waiting=waits.append))
+    made = started_engine(kafka_connection, topics, group_id, failing_always, Hooks(start_waiting=waiting))
     thread = threading.Thread(target=made.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 60
-    while not waits and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)  # polls the hook's first report
-    assert waits, "no failed start reported"
+    assert reported.wait(60), "no failed start reported"
     made.stop()
     thread.join(10)
     assert not thread.is_alive(), "stop() did not end the back-off"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 import urllib.error
 import urllib.request
 
@@ -79,7 +78,10 @@ def test_an_invalid_overrides_file_at_start_is_waited_for_and_a_valid_one_starts
     assert _gauge(app.http.port, "crawl_decoder_overrides_config_valid") == 0
     assert _gauge(app.http.port, "crawl_decoder_ready") == 0
     assert _get(app.http.port, "/healthz")[0] == 200, "waiting for a valid file is not a hung loop"
-    time.sleep(3)  # a processor that consumed would have written by now (batches of 100 ms)
+    # A second invalid file, its error a line lower: once /readyz names that line the processor has gone round
+    # its wait again with the records on the landing topic, and must still have consumed nothing.
+    replace_file(overrides, "# still not valid\n" + INVALID)
+    helpers.wait_for(lambda: f"refused: {overrides}:4: " in _get(app.http.port, "/readyz")[1], "the new file refused")
     assert not app.processor.started.is_set(), "joined the group without its overrides"
     assert helpers.output_offsets(kafka_connection, topics) == 0, "decoded without the overrides it was given"
 
