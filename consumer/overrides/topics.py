@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from confluent_kafka import OFFSET_END, Consumer, KafkaError, TopicPartition
+from confluent_kafka import OFFSET_END, Consumer, KafkaError, Message, TopicPartition
 
 from ..kafka import KafkaConnection, make_consumer
 
@@ -50,13 +50,20 @@ def recent_records(
             assert partition is not None and offset is not None  # a consumed message has them
             if offset + 1 >= remaining.get(partition, 0):
                 remaining.pop(partition, None)
-            try:
-                record = deserialize(message.value() or b"")  # None: empty, which no deserializer reads
-            except Exception:  # noqa: BLE001 - a record we cannot read is still worth counting
-                record = None
-            yield message.key(), record, message.value()
+            yield _read(message, deserialize)
     finally:
         consumer.close()
+
+
+def _read(
+    message: Message, deserialize: Callable[[bytes], dict[str, Any]]
+) -> tuple[bytes | None, dict[str, Any] | None, bytes | None]:
+    """(key, record or None when unreadable, value): a record we cannot read is still worth counting."""
+    try:
+        record = deserialize(message.value() or b"")  # None: empty, which no deserializer reads
+    except Exception:  # noqa: BLE001 - any failure of the deserializer makes the record unreadable, not the read
+        record = None
+    return message.key(), record, message.value()
 
 
 def _tail(consumer: Consumer, topic: str, per_partition: int, timeout: float) -> dict[int, tuple[int, int]]:
@@ -118,11 +125,7 @@ def window_records(
                 continue
             if offset + 1 >= end:
                 remaining.pop(partition, None)
-            try:
-                record = deserialize(message.value() or b"")  # None: empty, which no deserializer reads
-            except Exception:  # noqa: BLE001 - a record we cannot read is still worth counting
-                record = None
-            yield message.key(), record, message.value()
+            yield _read(message, deserialize)
     finally:
         consumer.close()
 
