@@ -267,7 +267,7 @@ def right_text_judge(kind: str, pages: list[CrawlPage]) -> Callable[[str, bytes,
         import json
 
         return lambda topic, key, value: json.loads(value)["text"] == expected(key)
-    if kind == "processor":
+    if kind.startswith("processor"):
         from consumer.serialization.avro import AvroDeserializer
 
         read = AvroDeserializer(SchemaStore(), "DecodedResponse")
@@ -550,14 +550,17 @@ class Contender:
     def __init__(
         self, kind: str, mode: str, connection: KafkaConnection, batch_size: int, max_body: int,
         partitions: int = PARTITIONS, judge: Callable[[str, bytes, bytes], bool] | None = None,
+        kafka_config: dict[str, str] | None = None,
     ) -> None:  # fmt: skip
         self.kind, self.mode, self.connection = kind, mode, connection
+        # A processor variant's librdkafka settings (its kafka_config), given as CRAWL_DECODER_KAFKA_CONFIG_*.
+        self.kafka_config = kafka_config or {}
         self.partitions, self.judge = partitions, judge
         suffix = uuid.uuid4().hex[:10]
         self.landing = f"bench-landing-{suffix}"
         self.outputs = {
             "processor": [f"bench-clean-{suffix}", f"bench-quarantine-{suffix}"], "naive": [f"bench-json-{suffix}"],
-        }.get(kind, [f"bench-copy-{suffix}"])  # fmt: skip
+        }.get(kind.split()[0], [f"bench-copy-{suffix}"])  # fmt: skip
         ensure_topics(make_admin(connection), [self.landing, *self.outputs], partitions=partitions)
         self.group, self.txn = f"bench-{suffix}", f"bench-txn-{suffix}"
         self.batch_size, self.max_body = batch_size, max_body
@@ -571,7 +574,9 @@ class Contender:
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWL_DECODER_")}
         env["KAFKA_BOOTSTRAP_SERVERS"] = self.connection.bootstrap_servers
-        if self.kind == "processor":
+        if self.kind.startswith("processor"):
+            for name, value in self.kafka_config.items():
+                env[f"CRAWL_DECODER_KAFKA_CONFIG_{name.upper().replace('.', '_')}"] = value
             env.update({
                 "CRAWL_DECODER_LANDING_TOPIC": self.landing, "CRAWL_DECODER_CLEAN_TOPIC": self.outputs[0],
                 "CRAWL_DECODER_QUARANTINE_TOPIC": self.outputs[1], "CRAWL_DECODER_GROUP_ID": self.group,
@@ -722,6 +727,8 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
     crawl = args.mix == "crawl"
     # The crawl mix adds the naive loop, the floor its targets are measured against.
     kinds = ("pass-through", "naive", "processor") if crawl else ("pass-through", "processor")
+    # Each --variant is one more processor contender, alternated with the others in every round.
+    kinds += tuple(f"processor {name}" for name in args.variant)
     partitions = CRAWL_PARTITIONS if crawl else PARTITIONS
     for mode in args.modes:
         rounds: dict[str, list[Result]] = {kind: [] for kind in kinds}
@@ -729,7 +736,8 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
         for round_number in range(1, args.rounds + 1):
             for kind in kinds:
                 judge = right_text_judge(kind, items) if crawl else None
-                contender = Contender(kind, mode, connection, args.batch_size, args.max_body, partitions, judge)
+                contender = Contender(kind, mode, connection, args.batch_size, args.max_body, partitions, judge,
+                                      args.variant.get(kind.removeprefix("processor ")))  # fmt: skip
                 result = Result(kind, mode)
                 result.records_s, result.mb_s, result.peak_rss_mb, result.machine_busy = throughput(
                     contender, items, args.timeout
@@ -763,7 +771,8 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
         rates = {result.name: result.records_s for result in results[-len(kinds) :]}
         rate = 0.5 * min(rates.values())
         for result in results[-len(kinds) :]:
-            contender = Contender(result.name, mode, connection, args.batch_size, args.max_body, partitions)
+            contender = Contender(result.name, mode, connection, args.batch_size, args.max_body, partitions,
+                                  kafka_config=args.variant.get(result.name.removeprefix("processor ")))  # fmt: skip
             result.p50_ms, result.p99_ms = latency(contender, latency_items, rate, args.timeout)
             contender.delete_topics()
             print(f"  {result.name:12} {mode:13} latency at {rate:.0f} rec/s: p50 {result.p50_ms:.0f} ms, p99 {result.p99_ms:.0f} ms", flush=True)
@@ -773,15 +782,18 @@ def run(args: argparse.Namespace, connection: KafkaConnection) -> list[Result]:
 
 
 def crawl_summary(mode: str, rounds: dict[str, list[Result]]) -> None:
-    """The processor against the naive loop, round by round: records/s, CPU a record, right text."""
-    pairs = [(p, q) for p, q in zip(rounds["processor"], rounds["naive"], strict=True) if p.records_s and q.records_s]
-    rates = [p.records_s / q.records_s for p, q in pairs]
-    cpus = [p.cpu_us / q.cpu_us for p, q in pairs]
-    print(f"  {mode}: processor / naive loop records/s by round: " + ", ".join(f"{r:.2f}x" for r in rates)
-          + f"; {ratio_summary(rates, CRAWL_TARGET_RATIO)}", flush=True)  # fmt: skip
-    print(f"  {mode}: processor / naive loop CPU a record by round: " + ", ".join(f"{r:.2f}x" for r in cpus)
-          + f"; {ratio_summary(cpus, CRAWL_TARGET_CPU, above=True)}", flush=True)  # fmt: skip
-    for kind in ("naive", "processor"):
+    """Each processor (the default and every variant) against the naive loop, round by round: records/s,
+    CPU a record; then every contender's right text."""
+    processors = [kind for kind in rounds if kind.startswith("processor")]
+    for kind in processors:
+        pairs = [(p, q) for p, q in zip(rounds[kind], rounds["naive"], strict=True) if p.records_s and q.records_s]
+        rates = [p.records_s / q.records_s for p, q in pairs]
+        cpus = [p.cpu_us / q.cpu_us for p, q in pairs]
+        print(f"  {mode}: {kind} / naive loop records/s by round: " + ", ".join(f"{r:.2f}x" for r in rates)
+              + f"; {ratio_summary(rates, CRAWL_TARGET_RATIO)}", flush=True)  # fmt: skip
+        print(f"  {mode}: {kind} / naive loop CPU a record by round: " + ", ".join(f"{r:.2f}x" for r in cpus)
+              + f"; {ratio_summary(cpus, CRAWL_TARGET_CPU, above=True)}", flush=True)  # fmt: skip
+    for kind in ("naive", *processors):
         rights = [r.right for r in rounds[kind]]
         print(f"  {mode}: {kind} right text {min(rights):.1%}-{max(rights):.1%} over the rounds", flush=True)
 
@@ -851,13 +863,22 @@ def table(results: list[Result]) -> str:
             f"p50 {p.p50_ms / q.p50_ms:5.2f}x   p99 {p.p99_ms / q.p99_ms:5.2f}x"
         )
     if any(r.name == "naive" for r in results):
-        lines.append("ratio processor / naive loop (median rounds)")
+        lines.append("ratio processor (and each variant) / naive loop (median rounds)")
         for mode in dict.fromkeys(r.mode for r in results if r.name == "naive"):
-            p = next(r for r in results if r.name == "processor" and r.mode == mode)
             q = next(r for r in results if r.name == "naive" and r.mode == mode)
-            lines.append(f"  {mode:14} records/s {p.records_s / q.records_s:5.2f}x   CPU a record {p.cpu_us / q.cpu_us:5.2f}x"
-                         f"   peak RSS {p.peak_rss_mb / q.peak_rss_mb:5.2f}x")  # fmt: skip
+            for p in (r for r in results if r.name.startswith("processor") and r.mode == mode and r.name != "processor 16MB"):
+                lines.append(f"  {p.name:20} {mode:14} records/s {p.records_s / q.records_s:5.2f}x   CPU a record "
+                             f"{p.cpu_us / q.cpu_us:5.2f}x   peak RSS {p.peak_rss_mb / q.peak_rss_mb:5.2f}x")  # fmt: skip
     return "\n".join(lines)
+
+
+def variant(text: str) -> tuple[str, dict[str, str]]:
+    """--variant's NAME:PROPERTY=VALUE[,PROPERTY=VALUE...]."""
+    name, _, settings = text.partition(":")
+    pairs = [setting.partition("=") for setting in settings.split(",") if setting]
+    if not name or not pairs or any(not key or not sep for key, sep, _ in pairs):
+        raise argparse.ArgumentTypeError(f"expected NAME:PROPERTY=VALUE[,PROPERTY=VALUE...], not {text!r}")
+    return name, {key: value for key, _, value in pairs}
 
 
 def main() -> int:
@@ -873,6 +894,9 @@ def main() -> int:
         "--modes", nargs="+", default=["at-least-once", "exactly-once"], choices=["at-least-once", "exactly-once"]
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="per run")
+    parser.add_argument("--variant", action="append", type=variant, default=[], metavar="NAME:PROPERTY=VALUE[,...]",
+                        help="one more processor contender with these librdkafka settings (its kafka_config), "
+                             "e.g. lz4:compression.type=lz4; repeatable")  # fmt: skip
     parser.add_argument("--mix", choices=sorted([*MIXES, "crawl"]), default="web",
                         help="web: ~10%% legacy pages (Shift_JIS, GBK, windows-1251, EUC-KR, windows-1252); "
                              "cjk: 30%% Shift_JIS, EUC-JP, Big5 and GBK pages, as a .jp/.tw crawl; "
@@ -884,6 +908,7 @@ def main() -> int:
     for name in ("--landing", "--output", "--group", "--txn", "--mode"):
         parser.add_argument(name, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.variant = dict(args.variant)
     if args.passthrough:
         return passthrough_main(args)
     if args.naive:
