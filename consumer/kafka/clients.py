@@ -109,7 +109,7 @@ def producer_config(
     """``make_producer``'s configuration: our tuning, then the connection's (``kafka_config`` wins over our
     tuning: ``compression.type`` trades the broker's disk for the processor's CPU), then what the engine owns."""
     tuning: dict[str, object] = {
-        "compression.type": "zstd",
+        **_compression(conn),
         # Checked against the uncompressed record, so it must fit the largest body plus framing.
         "message.max.bytes": MESSAGE_LIMIT_BYTES,
         # Moderate batches: librdkafka caps zstd decompression of a batch on the consumer side
@@ -134,6 +134,21 @@ def producer_config(
     return conf
 
 
+#: The outputs' codec unless ``kafka_config`` names one: zstd at level 1.  Level 3 (zstd's default)
+#: made outputs 7% smaller on bench/pipeline.py's crawl mix (4.5x against 4.25x) for ~40 us more
+#: CPU a 33 KB record, a fifth of the processor's librdkafka threads (bench/RESULTS.md, issue 31).
+OUTPUT_COMPRESSION: Mapping[str, object] = {"compression.type": "zstd", "compression.level": 1}
+
+
+def _compression(conn: KafkaConnection) -> Mapping[str, object]:
+    """``OUTPUT_COMPRESSION``, or nothing when ``kafka_config`` chooses the codec: a level means something
+    else to each codec (snappy has only 0), so ours goes with our codec."""
+    chosen = conn.as_librdkafka_dict()
+    if "compression.type" in chosen or "compression.codec" in chosen:
+        return {}
+    return OUTPUT_COMPRESSION
+
+
 def make_producer(
     conn: KafkaConnection,
     *,
@@ -141,7 +156,8 @@ def make_producer(
     extra: Mapping[str, object] | None = None,
     role: str = "producer",
 ) -> Producer:
-    """An idempotent zstd producer; transactional when ``transactional_id`` is given.
+    """An idempotent producer (``OUTPUT_COMPRESSION`` unless configured); transactional when ``transactional_id``
+    is given.
 
     The caller runs ``init_transactions()`` before the first transaction.
     """

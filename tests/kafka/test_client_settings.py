@@ -191,7 +191,22 @@ class TestKafkaConfigWinsOverOurTuning:
     def test_the_producer_keeps_its_tuning_when_nothing_is_given(self):
         from consumer.kafka.clients import producer_config
 
-        assert producer_config(KafkaConnection("k:9092"))["compression.type"] == "zstd"
+        conf = producer_config(KafkaConnection("k:9092"))
+        assert (conf["compression.type"], conf["compression.level"]) == ("zstd", 1)
+
+    @pytest.mark.parametrize("name", ["compression.type", "compression.codec"])
+    def test_a_codec_given_comes_without_our_zstd_level(self, name):
+        # Levels are codec-specific: zstd's 1 is not what an operator choosing gzip or lz4 asked for.
+        from consumer.kafka.clients import producer_config
+
+        conf = producer_config(KafkaConnection("k:9092", extra={name: "gzip"}))
+        assert conf[name] == "gzip" and "compression.level" not in conf
+
+    def test_a_level_given_alone_sets_our_codecs_level(self):
+        from consumer.kafka.clients import producer_config
+
+        conf = producer_config(KafkaConnection("k:9092", extra={"compression.level": "3"}))
+        assert (conf["compression.type"], conf["compression.level"]) == ("zstd", "3")
 
     def test_the_consumer_takes_fetch_sizes_given(self):
         from consumer.kafka.clients import consumer_config
