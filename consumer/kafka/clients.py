@@ -69,6 +69,11 @@ def consumer_config(
         # tests/kafka/test_kafka_clients.py round-trips a MAX_BODY_BYTES record through them.
         "max.partition.fetch.bytes": MiB,
         "fetch.max.bytes": 8 * MiB,
+        # The prefetch queue (librdkafka's default 64 MiB): two fetches' worth.  On bench/pipeline.py's
+        # crawl mix the processor's peak RSS fell from 412-479 MB to 352 MB at 16 MiB with the same
+        # records/s; at 4 MiB to 321 MB, but records/s fell 15% (bench/RESULTS.md, issue 31).  A
+        # larger record is still fetched: the limit pauses fetching, it never refuses a message.
+        "queued.max.messages.kbytes": 16 * 1024,
         # Once the prefetch queue is full, fetching pauses this long (default 1 s); the processor
         # drains a full queue in less, then waited in consume() for the next fetch (~30-50 ms a batch).
         "fetch.queue.backoff.ms": 50,

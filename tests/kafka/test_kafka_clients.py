@@ -83,6 +83,24 @@ def test_largest_body_fits_producer_broker_topic_and_consumer_limits(
     assert message.value() == body
 
 
+def test_records_larger_than_the_prefetch_queue_flow_one_after_another(
+    kafka_connection, topic_factory, group_id, consume
+):
+    # The consumer's prefetch queue (queued.max.messages.kbytes) holds 16 MiB, less than two of these:
+    # it pauses fetching while full, and never refuses or stalls on a record larger than itself.
+    bodies = [bytes([i]) * 64 + os.urandom(MAX_BODY_BYTES - 64) for i in range(3)]
+    topic = topic_factory()
+    _produce(kafka_connection, topic, [(f"k{i}".encode(), body) for i, body in enumerate(bodies)])
+
+    consumer = make_consumer(kafka_connection, group_id)
+    consumer.subscribe([topic])
+    try:
+        messages = consume(consumer, lambda got: len(got) >= 3)
+    finally:
+        consumer.close()
+    assert [message.value() for message in messages] == bodies
+
+
 def test_producer_refuses_a_record_above_the_limit(kafka_connection, topic_factory):
     producer = make_producer(kafka_connection)
     with pytest.raises(KafkaException) as caught:
