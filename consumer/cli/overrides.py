@@ -326,7 +326,7 @@ def run_report(args: argparse.Namespace) -> int:
             records = _topic_records(args, _processor_settings(args), "clean")
         else:
             records = list(_jsonl(args.from_jsonl))
-    except OverridesError as exc:
+    except (OverridesError, TopicUnread) as exc:
         print(exc, file=sys.stderr)
         return 1
     rows = report_from_records(config, records, args.today or _utc_today(),
@@ -346,8 +346,12 @@ def run_recheck(args: argparse.Namespace) -> int:
     config = _load(default_path())
     current = config.table if config is not None else None
     settings = _processor_settings(args)
-    records = [("clean", r) for r in _topic_records(args, settings, "clean")]
-    records += [("quarantine", r) for r in _topic_records(args, settings, "quarantine")]
+    try:
+        records = [("clean", r) for r in _topic_records(args, settings, "clean")]
+        records += [("quarantine", r) for r in _topic_records(args, settings, "quarantine")]
+    except TopicUnread as exc:
+        print(exc, file=sys.stderr)
+        return 1
     print(format_recheck(recheck(records, matches, current), args.host))
     return 0
 
@@ -380,8 +384,13 @@ def _processor_settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
+class TopicUnread(Exception):
+    """A topic could not be read to its end: missing, a stalled partition, a Kafka error (the message says)."""
+
+
 def _topic_records(args: argparse.Namespace, settings: Settings, which: str) -> list[dict[str, Any]]:
-    """Readable records of the clean or quarantine topic named by the processor's settings."""
+    """Readable records of the clean or quarantine topic named by the processor's settings; ``TopicUnread``
+    rather than a partial read."""
     from ..kafka import KafkaConnection
     from ..overrides.topics import recent_records
     from ..serialization.serde import build_serde
@@ -392,8 +401,11 @@ def _topic_records(args: argparse.Namespace, settings: Settings, which: str) -> 
         "quarantine": (settings.quarantine_topic, serde.deserialize_quarantine),
     }[which]
     connection = KafkaConnection.from_env(extra=settings.kafka_config)
-    found = recent_records(connection, topic, deserialize, per_partition=args.last)
-    return [record for _, record, _ in found if record is not None]
+    try:
+        return [record for _, record, _ in recent_records(connection, topic, deserialize, per_partition=args.last)
+                if record is not None]  # fmt: skip
+    except (TimeoutError, LookupError, KafkaException) as exc:
+        raise TopicUnread(f"cannot read {which} topic {topic!r}: {exc}") from exc
 
 
 def _load(path: str) -> OverrideConfig | None:

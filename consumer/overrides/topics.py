@@ -1,17 +1,17 @@
-"""Read recent records back from the clean and quarantine topics (for report and recheck).
+"""Read records back from the clean and quarantine topics (for ``overrides`` report, recheck, suggest).
 
-Reads the last *per_partition* records of every partition with a throwaway
-consumer that never commits, so it neither moves nor needs any group's offsets.
+One loop reads a window of every partition, up to its end as of the start, with a
+throwaway consumer that never commits, so it neither moves nor needs any group's offsets.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from typing import Any
 
-from confluent_kafka import OFFSET_END, Consumer, KafkaError, Message, TopicPartition
+from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from ..kafka import KafkaConnection, make_consumer
 
@@ -22,37 +22,12 @@ def recent_records(
     deserialize: Callable[[bytes], dict[str, Any]],
     *,
     per_partition: int = 1000,
-    timeout: float = 30.0,
-) -> Iterator[tuple[bytes | None, dict[str, Any] | None, bytes | None]]:
-    """Yield (key, record or None when unreadable, value) for the newest records of *topic*."""
-    # Partition EOF ends a partition: with read_committed, the last offsets are transaction
-    # markers that are never delivered, so "offset + 1 == end" may never be seen.
-    consumer = make_consumer(
-        connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}, role="reader"
-    )
-    try:
-        targets = _tail(consumer, topic, per_partition, timeout)
-        if not targets:
-            return
-        consumer.assign([TopicPartition(topic, p, start) for p, (start, _) in targets.items()])
-        remaining = {p: end for p, (start, end) in targets.items() if end > start}
-        deadline = time.monotonic() + timeout
-        while remaining and time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            if message is None:
-                continue
-            error, partition, offset = message.error(), message.partition(), message.offset()
-            if error is not None:
-                if error.code() == KafkaError._PARTITION_EOF:
-                    assert partition is not None  # an EOF event names its partition
-                    remaining.pop(partition, None)
-                continue
-            assert partition is not None and offset is not None  # a consumed message has them
-            if offset + 1 >= remaining.get(partition, 0):
-                remaining.pop(partition, None)
-            yield _read(message, deserialize)
-    finally:
-        consumer.close()
+    idle_timeout: float = 30.0,
+) -> Generator[tuple[bytes | None, dict[str, Any] | None, bytes | None], None, None]:
+    """Yield (key, record or None when unreadable, value) for the newest *per_partition* records of each
+    partition of *topic*, as ``window_records`` reads: a stall raises ``TimeoutError``, a missing topic
+    ``LookupError``."""
+    return _records(connection, topic, deserialize, idle_timeout, last=per_partition)
 
 
 def _read(
@@ -64,16 +39,6 @@ def _read(
     except Exception:  # noqa: BLE001 - any failure of the deserializer makes the record unreadable, not the read
         record = None
     return message.key(), record, message.value()
-
-
-def _tail(consumer: Consumer, topic: str, per_partition: int, timeout: float) -> dict[int, tuple[int, int]]:
-    metadata = consumer.list_topics(topic, timeout=timeout)
-    partitions = metadata.topics[topic].partitions if topic in metadata.topics else {}
-    targets = {}
-    for partition in partitions:
-        low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition, OFFSET_END), timeout=timeout)
-        targets[partition] = (max(low, high - per_partition), high)
-    return targets
 
 
 def window_records(
@@ -94,11 +59,24 @@ def window_records(
     partial read would make a thin sample look like the whole.  A topic that does not exist raises
     ``LookupError``.
     """
+    return _records(connection, topic, deserialize, idle_timeout, since_ms=since_ms)
+
+
+def _records(
+    connection: KafkaConnection,
+    topic: str,
+    deserialize: Callable[[bytes], dict[str, Any]],
+    idle_timeout: float,
+    *,
+    since_ms: int | None = None,
+    last: int | None = None,
+) -> Generator[tuple[bytes | None, dict[str, Any] | None, bytes | None], None, None]:
+    """The readers' one loop: each partition's ``_window``, up to its end as of the start."""
     consumer = make_consumer(
-        connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}
+        connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}, role="reader"
     )
     try:
-        targets = _window(consumer, topic, since_ms, idle_timeout)
+        targets = _window(consumer, topic, since_ms, idle_timeout, last)
         remaining = {p: end for p, (start, end) in targets.items() if end > start}
         if not remaining:
             return
@@ -112,6 +90,8 @@ def window_records(
                                        f"partition(s) {sorted(remaining)}")
                 continue
             last_seen = time.monotonic()
+            # Partition EOF ends a partition: with read_committed, the last offsets may be transaction
+            # markers, never delivered, so "offset + 1 == end" may never be seen.
             error, partition, offset = message.error(), message.partition(), message.offset()
             if error is not None:
                 if error.code() == KafkaError._PARTITION_EOF:
@@ -130,8 +110,11 @@ def window_records(
         consumer.close()
 
 
-def _window(consumer: Consumer, topic: str, since_ms: int | None, timeout: float) -> dict[int, tuple[int, int]]:
-    """Per partition, [start, end) to read: end is the high watermark now."""
+def _window(
+    consumer: Consumer, topic: str, since_ms: int | None, timeout: float, last: int | None = None
+) -> dict[int, tuple[int, int]]:
+    """Per partition, [start, end) to read: end is the high watermark now; start the first offset at or
+    after *since_ms*, or *last* offsets before the end, or the partition's start."""
     found = consumer.list_topics(topic, timeout=timeout).topics.get(topic)
     if found is None or found.error is not None or not found.partitions:
         raise LookupError(f"topic {topic!r} does not exist")
@@ -143,7 +126,7 @@ def _window(consumer: Consumer, topic: str, since_ms: int | None, timeout: float
     targets = {}
     for partition in partitions:
         low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=timeout, cached=False)
-        start = starts.get(partition, low)
+        start = starts.get(partition, low if last is None else max(low, high - last))
         start = high if start < 0 else max(low, start)  # -1: no record that recent
         targets[partition] = (start, high)
     return targets
