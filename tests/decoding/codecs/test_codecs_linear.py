@@ -8,38 +8,15 @@ steps."""
 
 from __future__ import annotations
 
-import random
 import re
 from dataclasses import dataclass
 
 import pytest
 
-from consumer.decoding.codecs import _stream, big5, euc_jp, euc_kr, gb18030, iso_2022_jp, multibyte, shift_jis
+from consumer.decoding.codecs import _stream, euc_kr, iso_2022_jp, multibyte
+from tests.decoding.codecs.worst_case import LEADS, escape_storms, worst_inputs
 
 SIZE = 16 * 1024
-
-# Lead bytes per encoding, and a byte that ends each one's unit wrongly but is not ASCII.
-LEADS = {shift_jis: (0x81, 0xE0, 0xFC), euc_jp: (0xA1, 0x8E, 0x8F, 0xAD), euc_kr: (0x81, 0xB0, 0xFE),
-         big5: (0x81, 0x87, 0xA4, 0xFE), gb18030: (0x81, 0x84, 0x90, 0xFE)}
-
-
-def worst_inputs(module) -> dict[str, bytes]:
-    leads = LEADS[module]
-    rng = random.Random(18)
-    inputs = {
-        "random bytes": rng.randbytes(SIZE),
-        "an error at every position": b"\xff" * SIZE,
-        "lead then ASCII trail (prepended)": bytes([leads[0], 0x20]) * (SIZE // 2),
-        "lead then lead": bytes([leads[0]]) * SIZE,
-        "alternating leads and trails, random": bytes(rng.choice(leads + (0x30, 0x40, 0x7F, 0xA1, 0xFE)) for _ in range(SIZE)),
-        "valid pairs with an error every other unit": (b"\x81\x40\xff" if module is not euc_jp else b"\xa4\xa2\xff") * (SIZE // 3),
-    }
-    if module is gb18030:
-        inputs["four-byte prefixes cut short"] = b"\x81\x30\x81" * (SIZE // 3)
-        inputs["four-byte sequences, bad fourth"] = b"\x81\x30\x81\x7f" * (SIZE // 4)
-    if module is euc_jp:
-        inputs["0x8F triples cut short"] = b"\x8f\xa1" * (SIZE // 2)
-    return inputs
 
 
 @dataclass
@@ -76,7 +53,7 @@ def counting_reference(module, monkeypatch) -> Work:
 @pytest.mark.parametrize("module", list(LEADS), ids=lambda m: m.__name__.rsplit(".", 1)[-1])
 @pytest.mark.parametrize("fatal", [False, True], ids=["replacement", "fatal"])
 def test_reference_work_is_linear_on_worst_case_bytes(module, fatal: bool, monkeypatch) -> None:
-    inputs = worst_inputs(module)
+    inputs = worst_inputs(module, SIZE)
     want = {name: module.decode(data, fatal) for name, data in inputs.items()}
     work = counting_reference(module, monkeypatch)
     for name, data in inputs.items():
@@ -94,17 +71,7 @@ def test_an_error_costs_one_step(monkeypatch) -> None:
     assert work == Work(steps=1400, ascii_runs=0)
 
 
-_RNG = random.Random(18)
-ESCAPE_STORMS = {
-    "ESC $ B, no text between (output flag errors)": b"\x1b$B" * (SIZE // 3),
-    "ESC ( B, no text between": b"\x1b(B" * (SIZE // 3),
-    "ESC alone": b"\x1b" * SIZE,
-    "ESC $, prepended back": b"\x1b$" * (SIZE // 2),
-    "ESC (, prepended back": b"\x1b(" * (SIZE // 2),
-    "lead byte then ESC": b"\x1b$B" + b"!\x1b" * (SIZE // 2),
-    "escapes and bytes at random": bytes(_RNG.choice(b"\x1b$(B@JI!~\x0e\x80") for _ in range(SIZE)),
-    "random bytes": _RNG.randbytes(SIZE),
-}
+ESCAPE_STORMS = escape_storms(SIZE)
 STATES = ("_ascii", "_roman", "_katakana", "_lead_byte", "_trail_byte", "_escape_start", "_escape")
 
 

@@ -1,0 +1,316 @@
+"""The compiled extensions do work linear in their input on worst-case bytes: counted in instructions.
+
+The product's standard: any input is handled in time linear in its size (an attacker controls the
+pages a crawler fetches).  The readable decoders' steps are counted in
+tests/decoding/codecs/test_codecs_linear.py; here every entry point of the C extensions
+(_prescan_loop.c, and codecs/_multibyte.c, _single_byte.c, _utf16_bmp.c, _utf16_errors.c,
+_utf8_count.c, _utf8_validity.c) runs on each worst-case input at n and 4n bytes under valgrind's
+callgrind, which counts the instructions executed inside the C function alone
+(instruction_count.py says how).
+
+Why instructions, not seconds: a timed assertion fails when the machine is busy and passes when a
+quadratic path is still small; the instructions a function executes on given bytes are the same on
+a loaded machine as on an idle one, so the bound can be tight.  Two assertions per input:
+
+* count(4n) <= 4 * count(n) * 1.25: linear work quadruples (the fixed cost of a call, a few hundred
+  instructions, makes it slightly less); work that re-read the input after each error or each tag
+  would multiply by 16;
+* count(4n) <= K * 4n, with K per C function measured and given headroom below (``PER_BYTE``): the
+  constant, documented, so that a change that makes every byte several times dearer shows too.
+
+A quadratic loop planted in _utf8_count.c or _prescan_loop.c (re-reading the input up to each error
+or attribute) fails these at x16.  Two tests, the prescan's extension and the codecs', each one
+valgrind run over all its inputs, listing every input that fails.  Runs only where valgrind is (on
+every development and CI machine of this project), and only for the extensions that were built.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from consumer.decoding.codecs import big5, euc_jp, euc_kr, gb18030, shift_jis
+from tests.decoding.codecs.worst_case import escape_storms, worst_inputs
+from tests.decoding.instruction_count import VALGRIND, Call, count_instructions
+
+pytestmark = pytest.mark.skipif(VALGRIND is None, reason="valgrind is not installed: instructions cannot be counted")
+
+SMALL = 16 * 1024
+LARGE = 4 * SMALL
+#: How much more than 4x the work at 4n may be: room for the allocator taking another path for a
+#: larger str (measured: at most x4.04), far below the x16 of quadratic work.
+SLACK = 1.25
+
+Inputs = Callable[[int], dict[str, bytes]]
+
+
+class Entry(NamedTuple):
+    """A compiled entry point with some arguments: how to call it on *data*, the C functions counted
+    (their symbols in the extension: ``nm`` lists them), its worst inputs."""
+
+    name: str  #: the C function, PER_BYTE's key
+    variant: str  #: the arguments besides the data, in the test's id
+    module: str
+    function: str
+    symbols: tuple[str, ...]
+    arguments: Callable[[bytes], tuple[object, ...]]
+    inputs: Inputs
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}-{self.variant}" if self.variant else self.name
+
+
+# -- worst-case inputs ----------------------------------------------------------------------------
+
+
+def _repeat(unit: bytes, size: int) -> bytes:
+    return unit * (size // len(unit))
+
+
+def prescan_inputs(size: int) -> dict[str, bytes]:
+    """Markup where the prescan's loop could go back over what it has read: constructs that run
+    out of bytes, "<" runs, comments whose ">" is not after "--", attributes and values without
+    end, quotes that pair across tags, <meta> tags that do not stop the loop or do not decide."""
+    rng = random.Random(18)
+    fragments = [b"<", b"<<", b">", b"/", b"=", b'"', b"'", b" ", b"\t", b"-", b"--", b"!", b"?", b"<!--", b"-->",
+                 b"<!", b"</", b"<?", b"<meta", b"<meta ", b"<META/", b"<metax", b"</meta ", b"<p", b"<a ", b"x=",
+                 b"charset=", b"=x", b"<meta charset=x>", b"<meta charset=bogus>", b'x="', b"x=''", b"\xff"]
+    markup = b""
+    while len(markup) < size:
+        markup += rng.choice(fragments)
+    return {
+        "random bytes": rng.randbytes(size),
+        "random markup": markup[:size],
+        "'<' at every byte": b"<" * size,
+        "'<!--' repeated, never closed": _repeat(b"<!--", size),
+        "a comment whose '>' never follows '--'": b"<!--" + _repeat(b"->", size),
+        "'<a' repeated, no '>'": _repeat(b"<a", size),
+        "attributes without end": b"<a" + _repeat(b" b=c", size),
+        "attributes without values": b"<a" + _repeat(b" b", size),
+        "'=' as attributes": b"<a" + _repeat(b" =", size),
+        "'/' runs in a tag": b"<a" + b"/" * size,
+        "spaces then '='": b"<a b" + b" " * size + b"=",
+        "a quoted value never closed": b'<a b="' + b"x" * size,
+        "a long quoted value": b'<a b="' + b"x" * size + b'">',
+        "bogus markup '<!x>', '<?x>', '</ >'": _repeat(b"<!x><?x></ >", size),
+        "end tags": _repeat(b"</a b=c>", size),
+        "'<meta>' that does not stop the loop": _repeat(b"<meta>", size),
+        "'<metax' near misses": _repeat(b"<metax ", size),
+        "<meta charset> that fails": _repeat(b"<meta charset=nonsense>", size),
+        "<meta http-equiv content> that fails": _repeat(
+            b'<meta http-equiv="content-type" content="text/html; charset=bogus">', size),
+        "<meta charset=\" quotes pairing across tags": _repeat(b'<meta charset="', size),
+        "<meta> without end": b"<meta " + _repeat(b"a=b ", size),
+    }  # fmt: skip
+
+
+def utf8_inputs(size: int) -> dict[str, bytes]:
+    rng = random.Random(18)
+    return {
+        "random bytes": rng.randbytes(size),
+        "an error at every byte": b"\xff" * size,
+        "ASCII, one invalid byte at the end": b"a" * (size - 1) + b"\xff",
+        "ASCII, a sequence cut short at the end": b"a" * (size - 1) + b"\xe2",
+        "2-, 3- and 4-byte sequences": _repeat("é€😀".encode(), size),
+        "ASCII between 2-byte sequences": _repeat("aé".encode(), size),
+        "leads then bad trails": _repeat(b"\xe0\x80", size),
+        "lead then ASCII": _repeat(b"\xc3a", size),
+        "4-byte prefixes cut short": _repeat(b"\xf0\x90\x80", size),
+    }
+
+
+def single_byte_inputs(size: int) -> dict[str, bytes]:
+    rng = random.Random(18)
+    return {
+        "random bytes": rng.randbytes(size),
+        "an unmapped byte at every position": b"\x81" * size,  # windows-1252's 0x81 has no code point
+        "high bytes only": b"\xe9" * size,
+        "ASCII between high bytes": _repeat(b"a\xe9", size),
+        "ASCII, one high byte at the end": b"a" * (size - 1) + b"\xe9",
+        "ASCII, one unmapped byte at the end": b"a" * (size - 1) + b"\x81",
+    }
+
+
+def utf16_inputs(size: int) -> dict[str, bytes]:
+    """UTF-16LE units (read big-endian too: byte-swapped, the same bytes are other worst cases)."""
+    rng = random.Random(18)
+    units = size // 2
+    return {
+        "random bytes": rng.randbytes(size),
+        "BMP text": _repeat("中文é".encode("utf-16-le"), size),
+        "Latin-1 units": _repeat("é".encode("utf-16-le"), size),
+        "ASCII, a lone surrogate at the end": b"a\x00" * (units - 1) + b"\x00\xd8",
+        "a lead surrogate at every unit": b"\x00\xd8" * units,
+        "a trail surrogate at every unit": b"\x00\xdc" * units,
+        "surrogate pairs": _repeat("😀".encode("utf-16-le"), size),
+        "a lead then a non-trail": _repeat(b"\x00\xd8a\x00", size),
+        "an odd byte at the end after a lead": b"a\x00" * (units - 1) + b"\x00\xd8" + b"x",
+    }
+
+
+# Text each CJK decoder reads without an error (Python's codecs agree with the standard on it), and
+# a supplementary code point, which makes Big5 and gb18030 decode again from the start into UCS-4.
+_TEXT = {"shift_jis": ("日本語のテキスト、abc", "shift_jis"), "euc_jp": ("日本語のテキスト、abc", "euc_jp"),
+         "iso_2022_jp": ("日本語のテキスト、abc", "iso2022_jp"), "euc_kr": ("한국어 텍스트", "euc_kr"),
+         "big5": ("中文繁體字", "big5"), "gb18030": ("中文简体字", "gb18030")}
+_SUPPLEMENTARY = {"big5": b"\x87\x45", "gb18030": "😀".encode("gb18030")}  # Big5's pointer 947 is U+27267
+
+
+def cjk_inputs(decoder: str, worst: Inputs) -> Inputs:
+    """*worst* (worst_case.py's errors), and valid text: fatal mode reads it all, the errors stop it early."""
+    text, codec = _TEXT[decoder]
+
+    def inputs(size: int) -> dict[str, bytes]:
+        valid = _repeat(text.encode(codec), size)
+        found = {**worst(size), "valid text": valid, "valid text, an error at the end": valid + b"\xff"}
+        if decoder in _SUPPLEMENTARY:
+            found["valid text, a supplementary code point at the end"] = valid + _SUPPLEMENTARY[decoder]
+        return found
+
+    return inputs
+
+
+# -- the entry points ---------------------------------------------------------------------------------
+
+#: Instructions a byte at most, at 4n and on the worst input (the fixed cost of a call included), per
+#: C function: twice what it measures on x86-64 with gcc 12 -O3 and Python 3.11, in the comment.  The
+#: headroom is for another compiler or Python (instruction counts move by tens of percent between
+#: them); the bound still fails on a path that loses its fast loop (is_valid's SSSE3 check measures
+#: 2.7 a byte, the scalar loop 17) or does a second pass nobody meant.
+PER_BYTE = {
+    "find_meta": 75,  # 37.0: "<" at every byte, a memchr call and a compare each
+    "next_meta": 70,  # 34.0: attributes without values, "get an attribute" on every other byte
+    "tag_end": 70,  # 34.0: the same
+    "prescan_loop": 75,  # 37.3: failing <meta charset=...>, two calls (next_meta, tag_end) of 23 bytes
+    "utf8_count": 35,  # 16.2: a table step a byte, every byte high
+    "utf8_is_valid": 6,  # 2.7: 16 bytes a step with SSSE3
+    "utf8_is_valid_scalar": 35,  # 17.0: ASCII between 2-byte sequences, no 8-byte ASCII step
+    "utf16_bmp": 5,  # 2.1: BMP text, a scan and a memcpy
+    "utf16_errors": 60,  # 30.0: a trail surrogate at every unit, measured then written
+    "single_byte": 40,  # 18.0: high bytes, Latin-1 output, scanned then written
+    "shift_jis": 70,  # 32.5: a lead then an ASCII trail, read again
+    "euc_jp": 70,  # 34.5: the same
+    "euc_kr": 70,  # 31.5: the same
+    "big5": 70,  # 34.5: the same (32.0: text decoded again into UCS-4 for a supplementary code point at the end)
+    "gb18030": 90,  # 43.5: four-byte sequences with a bad fourth byte: the first dropped, three read again
+    "iso_2022_jp": 125,  # 62.5: ESC $ prepended back, each byte read up to three times
+}  # fmt: skip
+
+PRESCAN, CODECS = "consumer.decoding._prescan_loop", "consumer.decoding.codecs."
+
+
+def _whole(data: bytes) -> tuple[object, ...]:
+    return (data, 0, len(data))
+
+
+def _data(data: bytes) -> tuple[object, ...]:
+    return (data,)
+
+
+def _mode(fatal: bool) -> str:
+    return "fatal" if fatal else "replacement"
+
+
+def _single_byte_table(encoding: str) -> object:
+    from consumer.decoding.codecs.single_byte import CODE_POINTS
+
+    return CODE_POINTS[encoding]
+
+
+def _entries() -> list[Entry]:
+    entries = [
+        Entry("find_meta", "", PRESCAN, "find_meta", ("py_find_meta",), _whole, prescan_inputs),
+        Entry("next_meta", "", PRESCAN, "next_meta", ("py_next_meta",), _whole, prescan_inputs),
+        Entry("tag_end", "", PRESCAN, "tag_end", ("py_tag_end",), _whole, prescan_inputs),
+        # The prescan's loop as prescan/compiled.py runs it, over a whole body (the product stops at 1024
+        # bytes): find_meta, next_meta to each <meta>, tag_end past it, until the bytes run out.
+        Entry("prescan_loop", "", "consumer.decoding.prescan.compiled", "_metas",
+              ("py_find_meta", "py_next_meta", "py_tag_end"), lambda data: (data, len(data)), prescan_inputs),
+        Entry("utf8_count", "", CODECS + "_utf8_count", "count", ("py_count",), _data, utf8_inputs),
+        Entry("utf8_is_valid", "", CODECS + "_utf8_validity", "is_valid", ("is_valid",), _data, utf8_inputs),
+        Entry("utf8_is_valid_scalar", "", CODECS + "_utf8_validity", "is_valid_scalar", ("is_valid_scalar",), _data,
+              utf8_inputs),
+    ]  # fmt: skip
+    for big_endian in (False, True):
+        entries.append(Entry("utf16_bmp", "be" if big_endian else "le", CODECS + "_utf16_bmp", "decode", ("decode",),
+                             lambda data, b=big_endian: (data, b), utf16_inputs))  # fmt: skip
+    for big_endian, fatal in ((False, False), (False, True), (True, False)):
+        entries.append(Entry("utf16_errors", f"{'be' if big_endian else 'le'}-{_mode(fatal)}",
+                             CODECS + "_utf16_errors", "decode", ("decode",),
+                             lambda data, b=big_endian, f=fatal: (data, b, f), utf16_inputs))  # fmt: skip
+    # windows-1252: Latin-1 text and five unmapped bytes; windows-1251: UCS-2 text; x-user-defined: U+F780...
+    for encoding in ("windows-1252", "windows-1251", "x-user-defined"):
+        for fatal in (False, True):
+            entries.append(Entry("single_byte", f"{encoding}-{_mode(fatal)}", CODECS + "_single_byte", "decode",
+                                 ("decode",), lambda data, e=encoding, f=fatal: (_single_byte_table(e), data, f),
+                                 single_byte_inputs))  # fmt: skip
+    cjk = {"shift_jis": shift_jis, "euc_jp": euc_jp, "euc_kr": euc_kr, "big5": big5, "gb18030": gb18030}
+    for decoder in (*cjk, "iso_2022_jp"):
+        worst: Inputs = escape_storms if decoder == "iso_2022_jp" else functools.partial(worst_inputs, cjk[decoder])
+        for fatal in (False, True):
+            entries.append(Entry(decoder, _mode(fatal), CODECS + "_multibyte", decoder, (f"py_{decoder}",),
+                                 lambda data, f=fatal: (data, f), cjk_inputs(decoder, worst)))  # fmt: skip
+    return entries
+
+
+ENTRIES = _entries()
+
+
+def _extension(entry: Entry) -> str:
+    """The compiled module *entry* runs (the prescan's loop runs _prescan_loop's functions)."""
+    return PRESCAN if entry.function == "_metas" else entry.module
+
+
+def _failures(entries: list[Entry], workdir: Path) -> list[str]:
+    """Each input of *entries* on which work grows faster than the input, or costs more a byte than
+    PER_BYTE allows: a line saying so, with the counts."""
+    keys, calls = [], []
+    for entry in entries:
+        for size in (SMALL, LARGE):
+            for name, data in entry.inputs(size).items():
+                keys.append((entry, name, size, len(data)))
+                calls.append(Call(entry.module, entry.function, entry.arguments(data)))
+    counts = count_instructions(calls, sorted({symbol for entry in entries for symbol in entry.symbols}), workdir)
+    measured = {(entry.id, name, size): (count, length)
+                for (entry, name, size, length), count in zip(keys, counts, strict=True)}  # fmt: skip
+    failures = []
+    for entry, name, size, _ in keys:
+        if size != SMALL:
+            continue
+        (at_n, _), (at_4n, length) = measured[entry.id, name, SMALL], measured[entry.id, name, LARGE]
+        case = f"{entry.id} on {name!r}: {at_n} instructions at n, {at_4n} at 4n ({at_4n / length:.1f} a byte)"
+        if at_n == 0:
+            failures.append(f"{case}: nothing counted; is {entry.symbols} still the C function's symbol (nm)?")
+        elif at_4n > 4 * at_n * SLACK:
+            failures.append(f"{case}: x{at_4n / at_n:.2f}, more than x{4 * SLACK}")
+        elif at_4n > PER_BYTE[entry.name] * length:
+            failures.append(f"{case}: more than {PER_BYTE[entry.name]} a byte")
+    return failures
+
+
+#: One valgrind run a test.  Not one test an input: their shared run would be a module-scoped
+#: fixture, set up again on every xdist worker given a share of them (pytest 9.2 with xdist 3.8
+#: ignores xdist_group, pytest-xdist#1386); so each test checks all its inputs and lists every failure.
+AREAS = {
+    "prescan": [entry for entry in ENTRIES if _extension(entry) == PRESCAN],
+    "codecs": [entry for entry in ENTRIES if _extension(entry) != PRESCAN],
+}
+
+
+@pytest.mark.parametrize("area", list(AREAS))
+def test_compiled_work_grows_linearly_with_the_input(area: str, tmp_path: Path) -> None:
+    built = [entry for entry in AREAS[area] if importlib.util.find_spec(_extension(entry)) is not None]
+    missing = sorted({_extension(entry) for entry in AREAS[area]} - {_extension(entry) for entry in built})
+    if not built:
+        pytest.skip(f"not built (no C compiler): {', '.join(missing)}")
+    failures = _failures(built, tmp_path)
+    assert not failures, "\n".join(failures)
+    if missing:
+        pytest.skip(f"the others checked; not built: {', '.join(missing)}")
