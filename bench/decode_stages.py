@@ -9,7 +9,9 @@ a group, the rows taking turns --repeat times, best time each, printed in µs a 
 ``decode`` against ``bytes.decode`` first, then the steps the UTF-8 pages pass through, then the
 legacy pages' decode and mojibake check.  A stage timed alone does not see the cache state it
 meets inside ``decode`` (the first pass over a body reads it from memory), so the stages do not
-add up to the whole exactly.
+add up to the whole.  The second table times them in place: ``decode(...).text`` with one stage's
+work replaced by its answer on these pages (a lookup, or the constant it gives them all; the texts
+and decisions are checked equal to the real ones), the row saying what the decode saves without it.
 
 Faker's text has no typographic apostrophe and no NBSP, the bytes that make the mojibake check run
 its regular expression on accented text; the last row times the check on the same pages with
@@ -98,6 +100,46 @@ STAGES: dict[str, tuple[tuple[str, ...], Callable[[Page], object]]] = {
 }
 
 
+def _in_place(by_group: dict[str, list[Page]], repeat: int) -> None:
+    """The second table: what ``decode(...).text`` saves, per page, without each stage's work."""
+    from consumer.decoding import attempt, resolve
+
+    pages = [p for name in GROUPS[:3] for p in by_group[name]]
+    metas = {id(p[0]): prescan_meta(p[0]) for p in pages}
+    stubs: dict[str, tuple[object, str, object]] = {
+        "the <meta> prescan": (resolve, "prescan_meta", lambda body: metas[id(body)]),
+        "may_declare_a_charset": (resolve, "may_declare_a_charset", lambda body: False),
+        "the late <meta> scan": (resolve, "late_meta_labels", lambda body: (None, None)),
+        "the ISO-2022-JP step": (resolve, "_iso_2022_jp_escapes", lambda response, declaration: None),
+        "the mojibake check": (attempt, "utf8_looks_double_encoded", lambda utf8: False),
+    }
+    expected = {name: [decode(b, ct) for b, ct, _ in by_group[name]] for name in GROUPS[:3]}
+    best: dict[tuple[str, str], float] = {}
+    for _ in range(repeat):
+        for stub_name in ("nothing", *stubs):
+            module, attribute, stub = stubs.get(stub_name, (None, "", None))
+            real = getattr(module, attribute) if module is not None else None
+            if module is not None:
+                setattr(module, attribute, stub)
+            try:
+                for name in GROUPS[:3]:
+                    group = by_group[name]
+                    start = timeit.default_timer()
+                    got = [decode(b, ct) for b, ct, _ in group]
+                    seconds = timeit.default_timer() - start
+                    assert got == expected[name], (stub_name, name)
+                    key = (stub_name, name)
+                    best[key] = min(best.get(key, float("inf")), seconds / len(group) * 1e6)
+            finally:
+                if module is not None:
+                    setattr(module, attribute, real)
+    print(f"\nin place, µs a page saved without the stage, best of {repeat}")
+    print(f"{'decode(...) as it is':44}" + "".join(f"{best['nothing', name]:9.2f}" for name in GROUPS[:3]))
+    for stub_name in stubs:
+        saved = "".join(f"{best['nothing', name] - best[stub_name, name]:9.2f}" for name in GROUPS[:3])
+        print(f"{'  without ' + stub_name:44}{saved}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=400)
@@ -127,6 +169,7 @@ def main() -> None:
     for stage in stages:
         cells = "".join(f"{best[stage, name]:9.2f}" if (stage, name) in best else f"{'':9}" for name in GROUPS)
         print(f"{stage:44}{cells}")
+    _in_place(by_group, args.repeat)
 
 
 if __name__ == "__main__":
