@@ -92,8 +92,8 @@ def looks_double_encoded(text: str) -> bool:
 
 def utf8_looks_double_encoded(utf8: bytes) -> bool:
     """``looks_double_encoded`` of the text whose UTF-8 encoding is *utf8*, without that text."""
-    if utf8.isascii():
-        return False
+    # An ASCII window holds no C3, so _first_possible_start answers an ASCII body too, reading the
+    # window only where bytes.isascii() would read the whole body (lazy_text asks it of every one).
     end = len(utf8) if len(utf8) <= MAX_BYTES else _window_end(utf8)
     start = _first_possible_start(utf8, end)
     if start < 0:
