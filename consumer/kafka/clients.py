@@ -246,14 +246,22 @@ def _wait_visible(admin: AdminClient, names: list[str], deadline: float) -> None
     before the partition leaders are known fails with UNKNOWN_TOPIC_OR_PART.
     """
     missing = set(names)
+    unanswered: KafkaException | None = None
     while missing:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
+            if unanswered is not None:
+                raise KafkaUnavailableError(f"cannot read cluster metadata: {unanswered.args[0].str()}") from unanswered
             raise TopicCreationError(f"topics not ready before the deadline: {', '.join(sorted(missing))}")
         try:
             metadata = admin.list_topics(timeout=min(remaining, 5.0))
         except KafkaException as exc:
-            raise KafkaUnavailableError(f"cannot read cluster metadata: {exc.args[0].str()}") from exc
+            # One request that timed out (a broker short of CPU, a controller moving) is asked again
+            # until the deadline: the topics were created, and a caller's start should not fail on it.
+            unanswered = exc
+            time.sleep(0.1)
+            continue
+        unanswered = None
         missing = {name for name in missing if not _is_ready(metadata.topics.get(name))}
         if missing:
             time.sleep(0.1)  # metadata propagation; bounded by the deadline above

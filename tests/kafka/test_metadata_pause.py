@@ -1,0 +1,58 @@
+"""``ensure_topics`` waits for its topics in metadata until its deadline, through a metadata request that times
+out: a broker that stops answering for a few seconds (starved of CPU, a long GC pause) must not fail a
+processor's start, or a test, that a second request would have let through.
+
+The pause is real: a broker of this module's own, its process stopped (SIGSTOP) for longer than one metadata
+request waits, then continued.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from consumer.devbroker import LocalBroker
+from consumer.kafka import KafkaConnection, KafkaUnavailableError, ensure_topics, make_admin
+from consumer.kafka.clients import _wait_visible
+
+#: Longer than one metadata request waits (5 s) in _wait_visible.
+PAUSE_S = 7.0
+
+
+@pytest.fixture(scope="module")
+def broker():
+    with LocalBroker() as started:
+        yield started
+
+
+def _paused(broker: LocalBroker, seconds: float) -> threading.Thread:
+    assert broker.pid is not None
+    os.kill(broker.pid, signal.SIGSTOP)
+    resume = threading.Timer(seconds, os.kill, (broker.pid, signal.SIGCONT))
+    resume.start()
+    return resume
+
+
+def test_a_metadata_request_that_times_out_is_asked_again_until_the_deadline(broker):
+    admin = make_admin(KafkaConnection(broker.bootstrap_servers))
+    ensure_topics(admin, ["paused"])
+    resume = _paused(broker, PAUSE_S)
+    try:
+        _wait_visible(admin, ["paused"], deadline=time.monotonic() + 30)
+    finally:
+        resume.join()
+
+
+def test_a_broker_that_never_answers_before_the_deadline_is_unavailable(broker):
+    admin = make_admin(KafkaConnection(broker.bootstrap_servers))
+    ensure_topics(admin, ["paused-long"])
+    resume = _paused(broker, PAUSE_S)
+    try:
+        with pytest.raises(KafkaUnavailableError, match="cannot read cluster metadata"):
+            _wait_visible(admin, ["paused-long"], deadline=time.monotonic() + 3)
+    finally:
+        resume.join()
