@@ -92,13 +92,26 @@ def looks_double_encoded(text: str) -> bool:
 
 def utf8_looks_double_encoded(utf8: bytes) -> bool:
     """``looks_double_encoded`` of the text whose UTF-8 encoding is *utf8*, without that text."""
-    # An ASCII window holds no C3, so _first_possible_start answers an ASCII body too, reading the
-    # window only where bytes.isascii() would read the whole body (lazy_text asks it of every one).
+    # An ASCII window holds no C3, so neither count reads past it: an ASCII body is answered reading
+    # the window only, where bytes.isascii() would read the whole body (lazy_text asks every one).
     end = len(utf8) if len(utf8) <= MAX_BYTES else _window_end(utf8)
+    strong, covered = strong_sequences(utf8, end)
+    if strong != 1:
+        return strong >= 2
+    window = utf8[:end].decode("utf-8", "surrogatepass")
+    non_ascii = len(window) - len(window.encode("ascii", "ignore"))
+    return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
+
+
+def reference_strong_sequences(utf8: bytes, end: int) -> tuple[int, int]:
+    """The strong sequences in ``utf8[:end]`` (counted up to 2: two flag a text) and their characters.
+
+    ``strong_sequences`` without the extension, and the reference it is tested against.
+    """
+    strong = covered = 0
     start = _first_possible_start(utf8, end)
     if start < 0:
-        return False
-    strong = covered = 0
+        return strong, covered
     for match in _SEQUENCE.finditer(utf8, start, end):
         sequence = match.group().decode("utf-8")
         if not _is_utf_8(sequence) or all(char in _WORD_FINAL for char in sequence[1:]):
@@ -106,12 +119,23 @@ def utf8_looks_double_encoded(utf8: bytes) -> bool:
         strong += 1
         covered += len(sequence)
         if strong >= 2:
-            return True
-    if strong == 0:
-        return False
-    window = utf8[:end].decode("utf-8", "surrogatepass")
-    non_ascii = len(window) - len(window.encode("ascii", "ignore"))
-    return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
+            break
+    return strong, covered
+
+
+# strong_sequences(utf8, end) -> (strong, covered): ``reference_strong_sequences``, compiled.  On
+# accented text with ’ or NBSP the regex stops at every C3 (every accented letter) to fail its
+# lookahead, three times the cost of decoding the page; _mojibake_scan.c finds the C3 bytes 16 at a
+# time and rejects a letter in a few compares.
+try:
+    from ._mojibake_scan import strong_sequences as _compiled_strong_sequences
+
+    strong_sequences = _compiled_strong_sequences
+    #: Whether the compiled scan runs (else ``strong_sequences`` is the regex, with the same answers, slower).
+    COMPILED = True
+except ImportError:  # installed without a C compiler
+    strong_sequences = reference_strong_sequences
+    COMPILED = False
 
 
 def _window_end(utf8: bytes) -> int:
