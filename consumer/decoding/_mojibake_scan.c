@@ -6,8 +6,8 @@
  *
  * Why: the check runs on every record, and on accented text with typographic punctuation Python's
  * regex stops at every C3 (every accented letter) to fail its lookahead there: 26-39 µs a page of
- * dense French, three times the page's UTF-8 decode.  Here 16 bytes a step find the C3 bytes, and a
- * few compares reject an accented letter that does not start a sequence.  mojibake.py keeps the
+ * dense French, three times the page's UTF-8 decode.  Here 16 positions a step are tested for the
+ * lookahead's three bytes, and the few that pass are matched.  mojibake.py keeps the
  * regex as the reference (``reference_strong_sequences``); tests/decoding/test_mojibake_scan.py
  * checks the two agree.
  *
@@ -145,20 +145,52 @@ static Py_ssize_t sequence(const unsigned char *p, const unsigned char *end, int
     return at;
 }
 
-/* The next C3 at or after p, or end.  Accented Latin has one every few bytes, too many for a memchr
- * call each: 16 bytes are compared at once. */
-static const unsigned char *next_c3(const unsigned char *p, const unsigned char *end)
+/* Whether a sequence may start at p (before end - 2): C3, a byte that makes a lead character
+ * (U+00C2-U+00F4), and the first byte of a continuation's encoding (C2, C5, C6, CB or E2).  The regex's
+ * lookahead, and what rejects an accented letter ("é" is C3 A9, then mostly a letter or a space). */
+static int may_start(const unsigned char *p)
+{
+    unsigned char third = p[2];
+    return p[0] == 0xC3 && p[1] >= 0x82 && p[1] <= 0xB4
+           && (third == 0xC2 || third == 0xC5 || third == 0xC6 || third == 0xCB || third == 0xE2);
+}
+
+/* The first position at or after p where a sequence may start, or end.  Accented Latin has a C3
+ * every few bytes, too many for a call or a branch each: 16 positions are tested at once (the
+ * three bytes of may_start at three offsets), and a block without a C3 costs one compare. */
+static const unsigned char *next_start(const unsigned char *p, const unsigned char *end)
 {
 #if defined(__SSE2__)
-    const __m128i c3 = _mm_set1_epi8((char)0xC3);
-    for (; end - p >= 16; p += 16) {
-        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), c3));
+    const __m128i c3 = _mm_set1_epi8((char)0xC3), lowest = _mm_set1_epi8((char)0x82);
+    const __m128i span = _mm_set1_epi8(0xB4 - 0x82);
+    for (; end - p >= 18; p += 16) {
+        /* Blocks without a C3 (ASCII, CJK, most of a Latin page) skipped two at a time. */
+        while (end - p >= 34) {
+            __m128i pair = _mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), c3),
+                                        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), c3));
+            if (_mm_movemask_epi8(pair))
+                break;
+            p += 32;
+        }
+        __m128i first = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), c3);
+        if (!_mm_movemask_epi8(first))
+            continue;
+        /* p[1] - 0x82 <= 0xB4 - 0x82, unsigned: min leaves it unchanged */
+        __m128i offset = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), lowest);
+        __m128i second = _mm_cmpeq_epi8(_mm_min_epu8(offset, span), offset);
+        __m128i after = _mm_loadu_si128((const __m128i *)(p + 2));
+        __m128i third = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC2)), _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC5))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC6)),
+                                      _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xCB))),
+                         _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xE2))));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(first, _mm_and_si128(second, third)));
         if (mask)
             return p + __builtin_ctz(mask);
     }
 #endif
-    for (; p < end; p++)
-        if (*p == 0xC3)
+    for (; end - p >= 3; p++)
+        if (may_start(p))
             return p;
     return end;
 }
@@ -167,7 +199,7 @@ static void strong_sequences(const unsigned char *data, Py_ssize_t n, Py_ssize_t
 {
     const unsigned char *p = data, *end = data + n;
     *strong = *covered = 0;
-    while ((p = next_c3(p, end)) < end) {
+    while ((p = next_start(p, end)) < end) {
         int kind;
         Py_ssize_t length = sequence(p, end, &kind);
         if (length == 0) {
