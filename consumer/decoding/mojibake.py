@@ -64,10 +64,10 @@ _WORD_FINAL = frozenset("\u00a0’”…–—»·")
 #: A single strong sequence flags a text only if it is at least this share of its non-ASCII characters.
 SINGLE_SEQUENCE_SHARE = 0.25
 #: Only this many bytes of the text's UTF-8 encoding are examined: the work is bounded (this
-#: check runs on every record, and costs about as much as the UTF-8 decode itself per KB of
-#: accented text), and an upstream double decode spoils a whole page, its head and first
-#: paragraphs included.  Bytes rather than characters, so that the scans' cost does not grow
-#: threefold on CJK text.
+#: check runs on every record, and the regex costs about as much as the UTF-8 decode itself per
+#: KB of accented text, the compiled scan a third of it), and an upstream double decode spoils a
+#: whole page, its head and first paragraphs included.  Bytes rather than characters, so that the
+#: scans' cost does not grow threefold on CJK text.
 MAX_BYTES = 16384
 
 
@@ -96,8 +96,10 @@ def utf8_looks_double_encoded(utf8: bytes) -> bool:
     # the window only, where bytes.isascii() would read the whole body (lazy_text asks every one).
     end = len(utf8) if len(utf8) <= MAX_BYTES else _window_end(utf8)
     strong, covered = strong_sequences(utf8, end)
-    if strong != 1:
-        return strong >= 2
+    if strong == 0:
+        return False
+    if strong >= 2:
+        return True
     window = utf8[:end].decode("utf-8", "surrogatepass")
     non_ascii = len(window) - len(window.encode("ascii", "ignore"))
     return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
@@ -125,8 +127,8 @@ def reference_strong_sequences(utf8: bytes, end: int) -> tuple[int, int]:
 
 # strong_sequences(utf8, end) -> (strong, covered): ``reference_strong_sequences``, compiled.  On
 # accented text with ’ or NBSP the regex stops at every C3 (every accented letter) to fail its
-# lookahead, three times the cost of decoding the page; _mojibake_scan.c finds the C3 bytes 16 at a
-# time and rejects a letter in a few compares.
+# lookahead, up to three times the cost of decoding the page; _mojibake_scan.c tests 16 positions a
+# step for the lookahead's three bytes and matches only where all three are (bench/mojibake.py).
 try:
     from ._mojibake_scan import strong_sequences as _compiled_strong_sequences
 
