@@ -92,8 +92,8 @@ def looks_double_encoded(text: str) -> bool:
 
 def utf8_looks_double_encoded(utf8: bytes) -> bool:
     """``looks_double_encoded`` of the text whose UTF-8 encoding is *utf8*, without that text."""
-    # An ASCII window holds no C3, so neither count reads past it: an ASCII body is answered reading
-    # the window only, where bytes.isascii() would read the whole body (lazy_text asks every one).
+    # Both tiers read the window only, and find no C3 in an ASCII one: an ASCII body is answered
+    # without reading past it, where bytes.isascii() would read it whole (lazy_text asks every body).
     end = len(utf8) if len(utf8) <= MAX_BYTES else _window_end(utf8)
     strong, covered = strong_sequences(utf8, end)
     if strong == 0:
