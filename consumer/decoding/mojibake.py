@@ -64,10 +64,10 @@ _WORD_FINAL = frozenset("\u00a0’”…–—»·")
 #: A single strong sequence flags a text only if it is at least this share of its non-ASCII characters.
 SINGLE_SEQUENCE_SHARE = 0.25
 #: Only this many bytes of the text's UTF-8 encoding are examined: the work is bounded (this
-#: check runs on every record, and costs about as much as the UTF-8 decode itself per KB of
-#: accented text), and an upstream double decode spoils a whole page, its head and first
-#: paragraphs included.  Bytes rather than characters, so that the scans' cost does not grow
-#: threefold on CJK text.
+#: check runs on every record, and the regex costs about as much as the UTF-8 decode itself per
+#: KB of accented text, the compiled scan a third of it), and an upstream double decode spoils a
+#: whole page, its head and first paragraphs included.  Bytes rather than characters, so that the
+#: scans' cost does not grow threefold on CJK text.
 MAX_BYTES = 16384
 
 
@@ -92,13 +92,28 @@ def looks_double_encoded(text: str) -> bool:
 
 def utf8_looks_double_encoded(utf8: bytes) -> bool:
     """``looks_double_encoded`` of the text whose UTF-8 encoding is *utf8*, without that text."""
-    # An ASCII window holds no C3, so _first_possible_start answers an ASCII body too, reading the
-    # window only where bytes.isascii() would read the whole body (lazy_text asks it of every one).
+    # Both tiers read the window only, and find no C3 in an ASCII one: an ASCII body is answered
+    # without reading past it, where bytes.isascii() would read it whole (lazy_text asks every body).
     end = len(utf8) if len(utf8) <= MAX_BYTES else _window_end(utf8)
+    strong, covered = strong_sequences(utf8, end)
+    if strong == 0:
+        return False
+    if strong >= 2:
+        return True
+    window = utf8[:end].decode("utf-8", "surrogatepass")
+    non_ascii = len(window) - len(window.encode("ascii", "ignore"))
+    return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
+
+
+def reference_strong_sequences(utf8: bytes, end: int) -> tuple[int, int]:
+    """The strong sequences in ``utf8[:end]`` (counted up to 2: two flag a text) and their characters.
+
+    ``strong_sequences`` without the extension, and the reference it is tested against.
+    """
+    strong = covered = 0
     start = _first_possible_start(utf8, end)
     if start < 0:
-        return False
-    strong = covered = 0
+        return strong, covered
     for match in _SEQUENCE.finditer(utf8, start, end):
         sequence = match.group().decode("utf-8")
         if not _is_utf_8(sequence) or all(char in _WORD_FINAL for char in sequence[1:]):
@@ -106,12 +121,23 @@ def utf8_looks_double_encoded(utf8: bytes) -> bool:
         strong += 1
         covered += len(sequence)
         if strong >= 2:
-            return True
-    if strong == 0:
-        return False
-    window = utf8[:end].decode("utf-8", "surrogatepass")
-    non_ascii = len(window) - len(window.encode("ascii", "ignore"))
-    return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
+            break
+    return strong, covered
+
+
+# strong_sequences(utf8, end) -> (strong, covered): ``reference_strong_sequences``, compiled.  On
+# accented text with ’ or NBSP the regex stops at every C3 (every accented letter) to fail its
+# lookahead, up to three times the cost of decoding the page; _mojibake_scan.c tests 16 positions a
+# step for the lookahead's three bytes and matches only where all three are (bench/mojibake.py).
+try:
+    from ._mojibake_scan import strong_sequences as _compiled_strong_sequences
+
+    strong_sequences = _compiled_strong_sequences
+    #: Whether the compiled scan runs (else ``strong_sequences`` is the regex, with the same answers, slower).
+    COMPILED = True
+except ImportError:  # installed without a C compiler
+    strong_sequences = reference_strong_sequences
+    COMPILED = False
 
 
 def _window_end(utf8: bytes) -> int:

@@ -3,8 +3,8 @@
 The product's standard: any input is handled in time linear in its size (an attacker controls the
 pages a crawler fetches).  The readable decoders' steps are counted in
 tests/decoding/codecs/test_codecs_linear.py; here every entry point of the C extensions
-(_prescan_loop.c, and codecs/_multibyte.c, _single_byte.c, _utf16_bmp.c, _utf16_errors.c,
-_utf8_count.c, _utf8_validity.c) runs on each worst-case input at n and 4n bytes under valgrind's
+(_prescan_loop.c, _mojibake_scan.c, and codecs/_multibyte.c, _single_byte.c, _utf16_bmp.c,
+_utf16_errors.c, _utf8_count.c, _utf8_validity.c) runs on each worst-case input at n and 4n bytes under valgrind's
 callgrind, which counts the instructions executed inside the C function alone
 (instruction_count.py says how).
 
@@ -155,6 +155,24 @@ def utf16_inputs(size: int) -> dict[str, bytes]:
     }
 
 
+def mojibake_inputs(size: int) -> dict[str, bytes]:
+    """Where the scan stops at every C3 and reads on: accented letters, sequences that fail late or
+    match without counting (a strong one counts and two end the scan, so none of those)."""
+    rng = random.Random(18)
+    return {
+        "random bytes": rng.randbytes(size),
+        "ASCII": b"a" * size,
+        "C3 at every byte": b"\xc3" * size,
+        "accented letters only": _repeat("é".encode(), size),
+        "accented letters before NBSP": _repeat("é\u00a0".encode(), size),
+        "a three-byte lead, one continuation, then ASCII": _repeat("à€x".encode(), size),
+        "a four-byte lead, two continuations, then ASCII": _repeat("ðŸ˜x".encode(), size),
+        "weak sequences (word-final punctuation)": _repeat("Ã”".encode(), size),
+        "sequences that are not UTF-8 (a surrogate)": _repeat("í\xa0€".encode(), size),
+        "C3 then a continuation's first byte cut short": _repeat(b"\xc3\xa9\xe2\x80", size),
+    }
+
+
 # Text each CJK decoder reads without an error (Python's codecs agree with the standard on it), and
 # a supplementary code point, which makes Big5 and gb18030 decode again from the start into UCS-4.
 _TEXT = {"shift_jis": ("日本語のテキスト、abc", "shift_jis"), "euc_jp": ("日本語のテキスト、abc", "euc_jp"),
@@ -189,6 +207,7 @@ PER_BYTE = {
     "next_meta": 70,  # 34.0: attributes without values, "get an attribute" on every other byte
     "tag_end": 70,  # 34.0: the same
     "prescan_loop": 75,  # 37.3: failing <meta charset=...>, two calls (next_meta, tag_end) of 23 bytes
+    "mojibake_scan": 65,  # 31.8: "é" + NBSP repeated, a candidate every 4 bytes, matched and rejected
     "utf8_count": 35,  # 16.2: a table step a byte, every byte high
     "utf8_is_valid": 6,  # 2.7: 16 bytes a step with SSSE3
     "utf8_is_valid_scalar": 35,  # 17.0: ASCII between 2-byte sequences, no 8-byte ASCII step
@@ -233,6 +252,8 @@ def _entries() -> list[Entry]:
         # bytes): find_meta, next_meta to each <meta>, tag_end past it, until the bytes run out.
         Entry("prescan_loop", "", "consumer.decoding.prescan.compiled", "_metas",
               ("py_find_meta", "py_next_meta", "py_tag_end"), lambda data: (data, len(data)), prescan_inputs),
+        Entry("mojibake_scan", "", "consumer.decoding._mojibake_scan", "strong_sequences", ("py_strong_sequences",),
+              lambda data: (data, len(data)), mojibake_inputs),
         Entry("utf8_count", "", CODECS + "_utf8_count", "count", ("py_count",), _data, utf8_inputs),
         Entry("utf8_is_valid", "", CODECS + "_utf8_validity", "is_valid", ("is_valid",), _data, utf8_inputs),
         Entry("utf8_is_valid_scalar", "", CODECS + "_utf8_validity", "is_valid_scalar", ("is_valid_scalar",), _data,

@@ -1,10 +1,35 @@
-"""Mojibake: UTF-8 decoded as windows-1252 (or ISO-8859-1) and re-encoded, flagged, never changed."""
+"""Mojibake: UTF-8 decoded as windows-1252 (or ISO-8859-1) and re-encoded, flagged, never changed.
+
+Every case runs on both tiers of ``strong_sequences``: ``compiled`` (_mojibake_scan.c, where it was
+built) and ``reference`` (the regex, what runs without a C compiler).  test_mojibake_scan.py checks
+on generated inputs that the two always agree.
+"""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from consumer.decoding import mojibake
 from consumer.decoding.mojibake import MAX_BYTES, looks_double_encoded, utf8_looks_double_encoded
+
+try:
+    from consumer.decoding._mojibake_scan import strong_sequences as compiled_strong_sequences
+except ImportError:  # built without a C compiler
+    compiled_strong_sequences = None
+
+TIERS = [
+    pytest.param(compiled_strong_sequences, id="compiled",
+                 marks=pytest.mark.skipif(compiled_strong_sequences is None, reason="not built")),
+    pytest.param(mojibake.reference_strong_sequences, id="reference"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=TIERS, autouse=True)
+def tier(request):
+    """``strong_sequences`` as the tier under test (module-scoped: hypothesis runs its examples inside)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mojibake, "strong_sequences", request.param)
+        yield request.param
 
 
 def double_encoded(text: str, via: str = "cp1252") -> str:

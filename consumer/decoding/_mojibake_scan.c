@@ -1,0 +1,257 @@
+/* Mojibake's sequences counted in one pass: mojibake.py's ``_SEQUENCE`` matched, checked and weighed.
+ *
+ * strong_sequences(utf8, end) -> (strong, covered)
+ *     strong   the strong sequences in utf8[:end], counted up to 2 (two flag a text: the scan stops)
+ *     covered  their characters
+ *
+ * Why: the check runs on every record, and on accented text with typographic punctuation Python's
+ * regex stops at every C3 (every accented letter) to fail its lookahead there: 26-39 µs a page of
+ * dense French, three times the page's UTF-8 decode.  Here 16 positions a step are tested for the
+ * lookahead's three bytes, and the few that pass are matched.  mojibake.py keeps the
+ * regex as the reference (``reference_strong_sequences``); tests/decoding/test_mojibake_scan.py
+ * checks the two agree.
+ *
+ * A sequence, in the UTF-8 of the text: C3 and a byte that makes a lead character U+00C2-U+00F4
+ * (the byte + 0x40 that windows-1252 maps it back to), then as many continuation characters as that
+ * lead needs, each U+0080-U+00BF (C2 80-BF) or one of windows-1252's characters for 0x80-0x9F.  As
+ * the regex's finditer, a match is skipped whole (strong or not) and a failed start is left by one byte.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The byte windows-1252 maps the character *cp* to, for the characters above U+00BF it decodes
+ * 0x80-0x9F to (its index, pointers 0-31), or -1.  Its five undefined bytes decode to U+0081,
+ * U+008D, U+008F, U+0090, U+009D, which map back as every U+0080-U+00BF does: to themselves. */
+static int cp1252_byte(unsigned cp)
+{
+    switch (cp) {
+    case 0x20AC: return 0x80; /* € */
+    case 0x201A: return 0x82; /* ‚ */
+    case 0x0192: return 0x83; /* ƒ */
+    case 0x201E: return 0x84; /* „ */
+    case 0x2026: return 0x85; /* … */
+    case 0x2020: return 0x86; /* † */
+    case 0x2021: return 0x87; /* ‡ */
+    case 0x02C6: return 0x88; /* ˆ */
+    case 0x2030: return 0x89; /* ‰ */
+    case 0x0160: return 0x8A; /* Š */
+    case 0x2039: return 0x8B; /* ‹ */
+    case 0x0152: return 0x8C; /* Œ */
+    case 0x017D: return 0x8E; /* Ž */
+    case 0x2018: return 0x91; /* ‘ */
+    case 0x2019: return 0x92; /* ’ */
+    case 0x201C: return 0x93; /* “ */
+    case 0x201D: return 0x94; /* ” */
+    case 0x2022: return 0x95; /* • */
+    case 0x2013: return 0x96; /* – */
+    case 0x2014: return 0x97; /* — */
+    case 0x02DC: return 0x98; /* ˜ */
+    case 0x2122: return 0x99; /* ™ */
+    case 0x0161: return 0x9A; /* š */
+    case 0x203A: return 0x9B; /* › */
+    case 0x0153: return 0x9C; /* œ */
+    case 0x017E: return 0x9E; /* ž */
+    case 0x0178: return 0x9F; /* Ÿ */
+    default: return -1;
+    }
+}
+
+/* mojibake.py's _WORD_FINAL: NBSP ’ ” … – — » ·.  A character, not a byte: U+0092 maps back to
+ * 0x92 as ’ does, and is not word-final. */
+static int word_final(unsigned cp)
+{
+    return cp == 0x00A0 || cp == 0x2019 || cp == 0x201D || cp == 0x2026 || cp == 0x2013 || cp == 0x2014
+           || cp == 0x00BB || cp == 0x00B7;
+}
+
+static int is_trail(unsigned char b)
+{
+    return (b & 0xC0) == 0x80;
+}
+
+/* A continuation character at p (before end): its length in bytes, 0 if there is none.  Its
+ * encoding starts with C2 (U+0080-U+00BF), C5, C6, CB (ƒ ˆ Š Œ Ž š œ ž Ÿ ˜) or E2 (the others). */
+static Py_ssize_t continuation(const unsigned char *p, const unsigned char *end, unsigned *byte, int *final)
+{
+    unsigned cp;
+    Py_ssize_t length;
+    if ((p[0] == 0xC2 || p[0] == 0xC5 || p[0] == 0xC6 || p[0] == 0xCB) && end - p >= 2 && is_trail(p[1])) {
+        cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+        length = 2;
+    } else if (p[0] == 0xE2 && end - p >= 3 && is_trail(p[1]) && is_trail(p[2])) {
+        cp = 0x2000u | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+        length = 3;
+    } else {
+        return 0;
+    }
+    int mapped = cp <= 0xBF ? (int)cp : cp1252_byte(cp);
+    if (mapped < 0)
+        return 0;
+    *byte = (unsigned)mapped;
+    *final &= word_final(cp);
+    return length;
+}
+
+/* The continuation characters a lead needs, by the byte after C3 (its character is that byte +
+ * 0x40): the leads of plausible two-byte characters (U+00C2-00C9, 00CE-00D3, 00D7-00DB), every
+ * three- and four-byte lead (U+00E0-00EF, 00F0-00F4); 0 for the others. */
+static int needed(unsigned char b)
+{
+    if ((b >= 0x82 && b <= 0x89) || (b >= 0x8E && b <= 0x93) || (b >= 0x97 && b <= 0x9B))
+        return 1;
+    if (b >= 0xA0 && b <= 0xAF)
+        return 2;
+    if (b >= 0xB0 && b <= 0xB4)
+        return 3;
+    return 0;
+}
+
+/* Whether lead, then the bytes of *trail*, are UTF-8: every trail byte is 80-BF here, so only the
+ * standard's bounds on the second byte after E0, ED, F0 and F4 can fail. */
+static int is_utf_8(unsigned lead, const unsigned *trail)
+{
+    switch (lead) {
+    case 0xE0: return trail[0] >= 0xA0;
+    case 0xED: return trail[0] <= 0x9F;
+    case 0xF0: return trail[0] >= 0x90;
+    case 0xF4: return trail[0] <= 0x8F;
+    default: return 1;
+    }
+}
+
+/* The sequence starting at p (a C3): its length in bytes, 0 if none starts there.  *kind is 1 for a
+ * strong sequence, 0 for one that is not UTF-8 or is continued only by word-final characters. */
+static Py_ssize_t sequence(const unsigned char *p, const unsigned char *end, int *kind)
+{
+    if (end - p < 4)
+        return 0;
+    int count = needed(p[1]);
+    if (count == 0)
+        return 0;
+    unsigned trail[3];
+    int final = 1;
+    Py_ssize_t at = 2;
+    for (int i = 0; i < count; i++) {
+        Py_ssize_t length = p + at < end ? continuation(p + at, end, &trail[i], &final) : 0;
+        if (length == 0)
+            return 0;
+        at += length;
+    }
+    *kind = is_utf_8(p[1] + 0x40u, trail) && !final;
+    return at;
+}
+
+/* Whether a sequence may start at p (before end - 2): C3, a byte that makes a lead character
+ * (U+00C2-U+00F4), and the first byte of a continuation's encoding (C2, C5, C6, CB or E2).  The regex's
+ * lookahead, and what rejects an accented letter ("é" is C3 A9, then mostly a letter or a space). */
+static int may_start(const unsigned char *p)
+{
+    unsigned char third = p[2];
+    return p[0] == 0xC3 && p[1] >= 0x82 && p[1] <= 0xB4
+           && (third == 0xC2 || third == 0xC5 || third == 0xC6 || third == 0xCB || third == 0xE2);
+}
+
+/* The first position at or after p where a sequence may start, or end.  Accented Latin has a C3
+ * every few bytes, too many for a call or a branch each: 16 positions are tested at once (the
+ * three bytes of may_start at three offsets), and a block without a C3 costs one compare. */
+static const unsigned char *next_start(const unsigned char *p, const unsigned char *end)
+{
+#if defined(__SSE2__)
+    const __m128i c3 = _mm_set1_epi8((char)0xC3), lowest = _mm_set1_epi8((char)0x82);
+    const __m128i span = _mm_set1_epi8(0xB4 - 0x82);
+    for (; end - p >= 18; p += 16) {
+        /* Blocks without a C3 (ASCII, CJK, most of a Latin page) skipped two at a time. */
+        while (end - p >= 34) {
+            __m128i pair = _mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), c3),
+                                        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), c3));
+            if (_mm_movemask_epi8(pair))
+                break;
+            p += 32;
+        }
+        __m128i first = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), c3);
+        if (!_mm_movemask_epi8(first))
+            continue;
+        /* p[1] - 0x82 <= 0xB4 - 0x82, unsigned: min leaves it unchanged */
+        __m128i offset = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), lowest);
+        __m128i second = _mm_cmpeq_epi8(_mm_min_epu8(offset, span), offset);
+        __m128i after = _mm_loadu_si128((const __m128i *)(p + 2));
+        __m128i third = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC2)), _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC5))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC6)),
+                                      _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xCB))),
+                         _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xE2))));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(first, _mm_and_si128(second, third)));
+        if (mask)
+            return p + __builtin_ctz(mask);
+    }
+#endif
+    for (; end - p >= 3; p++)
+        if (may_start(p))
+            return p;
+    return end;
+}
+
+static void strong_sequences(const unsigned char *data, Py_ssize_t n, Py_ssize_t *strong, Py_ssize_t *covered)
+{
+    const unsigned char *p = data, *end = data + n;
+    *strong = *covered = 0;
+    while ((p = next_start(p, end)) < end) {
+        int kind;
+        Py_ssize_t length = sequence(p, end, &kind);
+        if (length == 0) {
+            p++;
+            continue;
+        }
+        if (kind) {
+            /* The characters: the lead and its continuations, as many as it needs. */
+            *covered += 1 + needed(p[1]);
+            if (++*strong >= 2)
+                return;
+        }
+        p += length;
+    }
+}
+
+static PyObject *py_strong_sequences(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "strong_sequences expected 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t end = PyLong_AsSsize_t(args[1]);
+    if (end == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (end < 0 || end > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "end %zd outside the data (%zd bytes)", end, view.len);
+        return NULL;
+    }
+    Py_ssize_t strong, covered;
+    strong_sequences(view.buf, end, &strong, &covered);
+    PyBuffer_Release(&view);
+    return Py_BuildValue("(nn)", strong, covered);
+}
+
+static PyMethodDef methods[] = {
+    {"strong_sequences", (PyCFunction)(void (*)(void))py_strong_sequences, METH_FASTCALL,
+     "strong_sequences(utf8, end, /)\n--\n\n(strong sequences up to 2, their characters) in utf8[:end]."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_mojibake_scan", "Mojibake's strong sequences counted in one pass (see _mojibake_scan.c).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__mojibake_scan(void)
+{
+    return PyModule_Create(&module_def);
+}
