@@ -16,11 +16,8 @@ from collections.abc import Callable
 
 from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
-from .decoding import OverrideTable, media_family, prescan
-from .decoding.codecs import multibyte as multibyte_codecs
-from .decoding.codecs import single_byte as single_byte_codecs
-from .decoding.codecs import utf8 as utf8_codec
-from .decoding.codecs import utf16 as utf16_codec
+from .build_info import compiled
+from .decoding import OverrideTable, media_family
 from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
@@ -152,13 +149,8 @@ class App:
         self.log.info(
             "decoder tables ready",
             seconds=round(time.monotonic() - started, 2),
-            prescan_compiled=prescan.COMPILED,
-            utf8_check_compiled=utf8_codec.COMPILED,
-            cjk_decoders_compiled=multibyte_codecs.COMPILED,
-            utf16_compiled=utf16_codec.COMPILED,
-            single_byte_compiled=single_byte_codecs.COMPILED,
-            utf16_errors_compiled=utf16_codec.ERRORS_COMPILED,
-            utf8_counts_compiled=utf8_codec.COUNTS_COMPILED,
+            # Which decoders run compiled ("none" where pip built without a compiler): --version's list.
+            compiled=compiled(),
         )
         self.log.info(
             "processor starting",
