@@ -36,8 +36,8 @@ from .overrides.exceptions import OverridesError
 from .overrides.reload import OverridesWatcher
 from .overrides.review import active_table, overdue
 from .overrides.shadow import ShadowStats
-from .processor.decide import Decider
-from .processor.route import NOT_TEXT, QUARANTINE, SKIP, Routed, Router
+from .processor.decide import Decider, Outcome
+from .processor.route import NOT_TEXT, QUARANTINE, SKIP, Router
 from .serialization.serde import build_serde
 from .settings import ProcessingMode, Settings
 
@@ -288,44 +288,39 @@ class App:
             self._routed(message, decision.note)
         self._batch_done([message for message, _ in decided], seconds)
 
-    def _routed(self, message: Message, routed: Routed) -> None:
-        decoded = routed.decoded
-        if routed.destination == SKIP:
+    def _routed(self, message: Message, outcome: Outcome) -> None:
+        if outcome.destination == SKIP:
             # Committed with its batch, written nowhere: counted, never a decode for the host alarms.
-            assert routed.reason is not None and decoded is not None and decoded.binary is not None  # _not_text's
-            self.metrics.record_skip(routed.reason, media_family(decoded.binary))
+            assert outcome.reason is not None and outcome.binary is not None  # _not_text's
+            self.metrics.record_skip(outcome.reason, media_family(outcome.binary))
             return
-        if routed.destination == QUARANTINE:
-            assert routed.reason is not None and routed.record is not None  # every quarantine route has both
-            self.metrics.record_quarantine(routed.reason)
-            self._log_quarantined(message, routed)
-        self.metrics.record_routed(
-            routed.destination, decoded.source if decoded else "none", decoded.encoding if decoded else "none"
-        )
-        if decoded is not None and decoded.replacements:
-            self.metrics.record_replacements(decoded.replacements)
-        if routed.host is not None and routed.reason != NOT_TEXT:  # an image is not a lossy page
-            self._observe_host(routed)
-        if decoded is not None and decoded.override is not None:
-            agrees = routed.shadow.agrees if routed.shadow else None
-            self.metrics.override_hit(decoded.override.host, agrees)
-            if routed.shadow is not None:
-                self.shadow.record(
-                    decoded.override, same_text=routed.shadow.same_text, shadow_lossless=routed.shadow.lossless
-                )
+        if outcome.destination == QUARANTINE:
+            assert outcome.reason is not None  # every quarantine route has one
+            self.metrics.record_quarantine(outcome.reason)
+            self._log_quarantined(message, outcome)
+        self.metrics.record_routed(outcome.destination, outcome.source, outcome.encoding)
+        if outcome.replacements:
+            self.metrics.record_replacements(outcome.replacements)
+        if outcome.host is not None and outcome.reason != NOT_TEXT:  # an image is not a lossy page
+            self._observe_host(outcome)
+        if outcome.override is not None:
+            shadow = outcome.shadow
+            self.metrics.override_hit(outcome.override.host, shadow.agrees if shadow else None)
+            if shadow is not None:
+                self.shadow.record(outcome.override, same_text=shadow.same_text, shadow_lossless=shadow.lossless)
 
-    def _log_quarantined(self, message: Message, routed: Routed) -> None:
-        if not self.quarantine_log.admit(routed.host or ""):
+    def _log_quarantined(self, message: Message, outcome: Outcome) -> None:
+        if not self.quarantine_log.admit(outcome.host or ""):
             self.metrics.log_lines_suppressed()
             return
         self.log.info(
             "quarantined",
-            reason=routed.reason,
+            reason=outcome.reason,
             topic=message.topic(),
             partition=message.partition(),
             offset=message.offset(),
-            host=routed.host,
-            error=routed.record.get("error") if routed.record is not None else None,
+            host=outcome.host,
+            error=outcome.error,
         )
 
     def _log_suppressed(self, *, final: bool = False) -> None:
@@ -338,11 +333,9 @@ class App:
         log = self.log.warning if event == "lost" else self.log.info
         log(f"partitions {event}", partitions=_names(partitions))
 
-    def _observe_host(self, routed: Routed) -> None:
-        lossy = routed.destination == QUARANTINE
-        replacements = routed.decoded.replacements if routed.decoded else 0
-        assert routed.host is not None  # _routed observes only records with a host
-        alarm = self.alarms.observe(routed.host, lossy, replacements)
+    def _observe_host(self, outcome: Outcome) -> None:
+        assert outcome.host is not None  # _routed observes only records with a host
+        alarm = self.alarms.observe(outcome.host, outcome.destination == QUARANTINE, outcome.replacements)
         if alarm is not None:
             self.metrics.host_alarm()
             self.log.warning("host quarantine rate high", **_alarm_fields(alarm))

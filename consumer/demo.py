@@ -29,7 +29,8 @@ from .devbroker.provider import DevBroker
 from .kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer
 from .observability.logging import configure_logging
 from .packaged import packaged_path
-from .processor.route import SKIP, Routed
+from .processor.decide import Outcome
+from .processor.route import SKIP
 from .samples import Sample, binary_samples, samples
 from .serialization.avro import AvroDeserializer, AvroSerializer
 from .serialization.schemas import SchemaStore
@@ -112,11 +113,11 @@ class _DemoApp(App):
         self.skipped: dict[str, str] = {}
         super().__init__(*args, **kwargs)
 
-    def _routed(self, message: Message, routed: Routed) -> None:
-        super()._routed(message, routed)
-        if routed.destination == SKIP:
-            assert routed.decoded is not None and routed.decoded.binary is not None  # a skip is non-text
-            self.skipped[(message.key() or b"").decode()] = routed.decoded.binary
+    def _routed(self, message: Message, outcome: Outcome) -> None:
+        super()._routed(message, outcome)
+        if outcome.destination == SKIP:
+            assert outcome.binary is not None  # a skip is non-text
+            self.skipped[(message.key() or b"").decode()] = outcome.binary
 
 
 def run_demo(*, show_logs: bool = False) -> list[Row]:

@@ -5,22 +5,56 @@ message: it reads the raw response (an unreadable value is quarantined, never
 raised), routes it (``route.Router``), serializes a clean record (one too large
 for a message is quarantined instead) and returns the ``Decision``: the output
 record, none for a skip (its offset commits with its batch all the same), and
-the ``Routed`` result as the note the metrics read once the batch is committed.
+the ``Outcome`` the metrics read once the batch is committed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from confluent_kafka import Message
 
-from ..decoding import OverrideTable
+from ..decoding import Override, OverrideTable
 from ..engine import Decision, Output
 from ..serialization.avro import AvroSerializer
 from ..serialization.exceptions import SerializationError
-from .records import Origin
-from .route import CLEAN, SKIP, Routed, Router
+from .records import Origin, Shadow
+from .route import CLEAN, QUARANTINE, SKIP, Routed, Router
+
+
+class Outcome(NamedTuple):
+    """What is counted of one decision once its batch commits: the note ``Decider`` gives the engine.
+
+    Not the ``Routed`` itself: a batch's notes live until its commit, beside the next batch's, and a
+    ``Routed`` holds the record, its serialized value and the text (a 16 MB page twice over), which
+    the outputs already carry to the writer.
+    """
+
+    destination: str
+    reason: str | None
+    host: str | None
+    #: The decode's source and encoding, "none" when nothing was decoded (an unreadable record).
+    source: str
+    encoding: str
+    replacements: int
+    override: Override | None
+    shadow: Shadow | None
+    #: A body that is not text: its media type (``Decoded.binary``).
+    binary: str | None
+    #: A quarantine record's error.
+    error: str | None
+
+
+def outcome_of(routed: Routed) -> Outcome:
+    decoded, record = routed.decoded, routed.record
+    error = record.get("error") if routed.destination == QUARANTINE and record is not None else None
+    if decoded is None:
+        return Outcome(routed.destination, routed.reason, routed.host, "none", "none", 0, None, None, None, error)
+    return Outcome(
+        routed.destination, routed.reason, routed.host, decoded.source, decoded.encoding, decoded.replacements,
+        decoded.override, routed.shadow, decoded.binary, error,
+    )  # fmt: skip
 
 
 class Decider:
@@ -47,11 +81,11 @@ class Decider:
         self._quarantine_topic = quarantine_topic
         self._message_limit = message_limit
 
-    def __call__(self, message: Message) -> Decision[Routed]:
+    def __call__(self, message: Message) -> Decision[Outcome]:
         routed = self._fit(message, self.route(message))
         if routed.destination == SKIP:
-            return Decision((), routed)
-        return Decision((self._output(message, routed),), routed)
+            return Decision((), outcome_of(routed))
+        return Decision((self._output(message, routed),), outcome_of(routed))
 
     def route(self, message: Message) -> Routed:
         """Route one landing message; unreadable values are quarantined, never raised."""
