@@ -18,7 +18,10 @@ How a guess is made (``detect``):
    ``MAX_EXAMINED`` while it holds fewer than ``MIN_HIGH_BYTES`` high bytes)
    is scored under every candidate encoding.  Multi-byte candidates must decode
    it strictly (chardetng likewise disqualifies an encoding on its first
-   malformed sequence).  The score is the log-likelihood of the window's
+   malformed sequence), but for an incomplete sequence at its very end: a
+   character cut by the window's end or by the body's (crawlers truncate bodies
+   at a size limit) is no evidence against the encoding, and Chromium's CED
+   shows such a page in it with one U+FFFD at the end.  The score is the log-likelihood of the window's
    non-ASCII characters under a unigram model of each language written in that
    encoding, best language wins; plus a log prior for the encoding and a bonus
    when the TLD names it; minus a penalty per non-Latin letter that touches an
@@ -209,8 +212,7 @@ def detect(body: bytes, tld: str | None = None) -> Detection:
     hint = tld_of(tld)
     try:
         start = _evidence_start(body)
-        end = start + MAX_EXAMINED
-        return _detect(bytes(body[start:end]), end >= len(body), hint)
+        return _detect(bytes(body[start : start + MAX_EXAMINED]), hint)
     except Exception:  # noqa: BLE001 - a detector must not take the page down; the default is what browsers use
         return Detection(_fallback(hint), 0.0)
 
@@ -249,8 +251,7 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     """
     try:
         start = _evidence_start(body)
-        end = start + MAX_EXAMINED
-        scored = _scored(bytes(body[start:end]), end >= len(body), tld_of(tld))
+        scored = _scored(bytes(body[start : start + MAX_EXAMINED]), tld_of(tld))
     except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
         return (detect(body, tld).encoding,)
     if scored is None:
@@ -260,11 +261,11 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     return tuple(e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin)
 
 
-def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
-    scored = _scored(head, whole, hint)
+def _detect(head: bytes, hint: str | None) -> Detection:
+    scored = _scored(head, hint)
     if scored is None:
         if SWITCHING_ESCAPE.search(head):
-            return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP", whole) is not None else 0.5)
+            return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
     scores, likelihoods, texts, histogram = scored
     winner = max(scores, key=scores.__getitem__)
@@ -272,34 +273,32 @@ def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
 
 
 def _scored(
-    head: bytes, whole: bool, hint: str | None
+    head: bytes, hint: str | None
 ) -> tuple[dict[str, float], dict[str, float], dict[str, str], Counter[int]] | None:
     """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte."""
     first_high = _HIGH_BYTE.search(head)
     if first_high is None:
         return None
-    window, window_whole = _window(head, first_high.start(), whole)
+    window = _window(head, first_high.start())
     high = window.translate(None, _ASCII_BYTES)
     histogram = Counter(high)
-    likelihoods, texts, tables = _likelihoods(window, histogram, window_whole)
+    likelihoods, texts, tables = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, tables, head[first_high.start() + len(window) :])
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
     return scores, likelihoods, texts, histogram
 
 
-def _window(head: bytes, start: int, whole: bool) -> tuple[bytes, bool]:
-    """The bytes scored, and whether they run to the end of the body."""
+def _window(head: bytes, start: int) -> bytes:
+    """The bytes scored."""
     size = WINDOW
     while start + size < len(head) and len(head[start : start + size].translate(None, _ASCII_BYTES)) < MIN_HIGH_BYTES:
         size *= 2
-    end = start + size
-    window = head[start:end]
-    return window, whole and end >= len(head)
+    return head[start : start + size]
 
 
 def _likelihoods(
-    window: bytes, histogram: Counter[int], whole: bool
+    window: bytes, histogram: Counter[int]
 ) -> tuple[dict[str, float], dict[str, str], dict[str, list[float]]]:
     """Every viable candidate's log-likelihood of the window, the text of each
     multi-byte one, and the table of each single-byte one's best language."""
@@ -312,7 +311,7 @@ def _likelihoods(
         scores[encoding], best_tables[encoding] = max(scored, key=_first)
     texts: dict[str, str] = {}
     for encoding in _MULTI_BYTE:
-        text = _decodes(window, encoding, whole)
+        text = _decodes(window, encoding)
         if text is None:
             continue
         if encoding == "gb18030" and not _FOUR_BYTE_GB18030.search(window):
@@ -391,10 +390,14 @@ def _mixed_script_penalty(encoding: str, sample: bytes) -> float:
     return _LOGP_MIXED_SCRIPT * (marked.count(b"an") + marked.count(b"na"))
 
 
-def _decodes(data: bytes, encoding: str, whole: bool) -> str | None:
-    """*data* strictly decoded, or None; a character cut by the window's end is not an error."""
+def _decodes(data: bytes, encoding: str) -> str | None:
+    """*data* strictly decoded but for an incomplete sequence at its end (left out), or None.
+
+    The examined bytes end where the window or the body does: a character cut
+    there, by the window or by a crawler's size limit, is not a malformed one.
+    """
     try:
-        return codecs.getincrementaldecoder(_SCORING_CODECS[encoding])("strict").decode(data, whole)
+        return codecs.getincrementaldecoder(_SCORING_CODECS[encoding])("strict").decode(data, final=False)
     except UnicodeDecodeError:
         return None
 
