@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
-from .decoding import OverrideTable, media_family, prescan
+from .decoding import OverrideTable, detection, media_family, prescan
 from .decoding.codecs import multibyte as multibyte_codecs
 from .decoding.codecs import single_byte as single_byte_codecs
 from .decoding.codecs import utf8 as utf8_codec
@@ -159,6 +159,7 @@ class App:
             single_byte_compiled=single_byte_codecs.COMPILED,
             utf16_errors_compiled=utf16_codec.ERRORS_COMPILED,
             utf8_counts_compiled=utf8_codec.COUNTS_COMPILED,
+            detection_compiled=detection.COMPILED,
         )
         self.log.info(
             "processor starting",

@@ -27,15 +27,22 @@ How a guess is made (``detect``):
    when the TLD names it; minus a penalty per non-Latin letter that touches an
    ASCII letter (French "château" read as windows-1251 is "chвteau").
    Single-byte candidates score from one byte histogram and 128-entry tables,
-   so no per-byte Python loop runs per candidate.
+   so no per-byte loop runs per candidate.
 3. Single-byte candidates close to the best are then compared on the rest
    of the examined prefix, counting only the bytes where they differ.
 4. Confidence is the softmax share of the candidates that decode the window to
    the same text as the winner, times how plausible the winner's text is.
 
 Work is bounded: at most 64 KiB are examined, one histogram of the window is
-taken and at most 6 multi-byte strict decodes run (of the same window), all in
-C; Python loops only over distinct bytes and characters.  A 4 KiB window of a
+taken (and one of the rest of the examined bytes, when single-byte candidates
+are close) and at most 6 multi-byte strict decodes run (of the same window).
+The counting loops (the histograms, the dot products of the histogram with
+every language's table, the character likelihoods of the multi-byte texts) run
+compiled (``_detection_counts.c``, ``COMPILED``) when the extension was built;
+their readable references here (``reference_high_bytes``,
+``reference_dot_products``, ``reference_text_likelihood``) run otherwise, with
+the same answers to the last bit (tests/decoding/detection/test_compiled.py),
+linear in the input too.  A 4 KiB window of a
 non-Latin text holds thousands of letters, far more than a unigram model needs;
 64 KiB bounds the growth for mostly-ASCII pages, whose few accented letters
 are then still counted (a page with fewer non-ASCII bytes than that in its
@@ -49,12 +56,14 @@ evaluation corpus is kept apart from it.
 from __future__ import annotations
 
 import codecs
+import functools
 import math
 import re
 import unicodedata
+from array import array
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import mul
 
 from .codecs.cpython import ENCODERS
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
@@ -272,16 +281,19 @@ def _detect(head: bytes, hint: str | None) -> Detection:
     return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, histogram))
 
 
+#: The window's high bytes: the distinct ones in order of first occurrence, and how often each occurs.
+Histogram = tuple[bytes, list[int]]
+
+
 def _scored(
     head: bytes, hint: str | None
-) -> tuple[dict[str, float], dict[str, float], dict[str, str], Counter[int]] | None:
+) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram] | None:
     """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte."""
     first_high = _HIGH_BYTE.search(head)
     if first_high is None:
         return None
     window = _window(head, first_high.start())
-    high = window.translate(None, _ASCII_BYTES)
-    histogram = Counter(high)
+    histogram = high_bytes(window)
     likelihoods, texts, tables = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, tables, head[first_high.start() + len(window) :])
@@ -298,17 +310,21 @@ def _window(head: bytes, start: int) -> bytes:
 
 
 def _likelihoods(
-    window: bytes, histogram: Counter[int]
+    window: bytes, histogram: Histogram
 ) -> tuple[dict[str, float], dict[str, str], dict[str, list[float]]]:
     """Every viable candidate's log-likelihood of the window, the text of each
     multi-byte one, and the table of each single-byte one's best language."""
-    positions = [byte - 0x80 for byte in histogram]
-    counts = list(histogram.values())
+    sums = dot_products(*histogram, _ALL_TABLES)  # every single-byte candidate's every language
     scores: dict[str, float] = {}
     best_tables: dict[str, list[float]] = {}
+    first = 0
     for encoding, tables in _SINGLE_BYTE_TABLES.items():
-        scored = [(sum(map(mul, counts, map(table.__getitem__, positions))), table) for table in tables]
-        scores[encoding], best_tables[encoding] = max(scored, key=_first)
+        best = first  # the first best language, as max() picks it
+        for index in range(first + 1, first + len(tables)):
+            if sums[index] > sums[best]:
+                best = index
+        scores[encoding], best_tables[encoding] = sums[best], tables[best - first]
+        first += len(tables)
     texts: dict[str, str] = {}
     for encoding in _MULTI_BYTE:
         text = _decodes(window, encoding)
@@ -317,13 +333,8 @@ def _likelihoods(
         if encoding == "gb18030" and not _FOUR_BYTE_GB18030.search(window):
             continue  # decodes as GBK does; GBK, the usual name, stands for both
         texts[encoding] = text
-        characters = Counter(_ASCII_RUN.sub("", text))
-        scores[encoding] = max(_text_likelihood(characters, language) for language in LANGUAGES[encoding])
+        scores[encoding] = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
     return scores, texts, best_tables
-
-
-def _first(pair: tuple[float, list[float]]) -> float:
-    return pair[0]
 
 
 def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]], rest: bytes) -> None:
@@ -333,8 +344,8 @@ def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]
     that differ in a few positions only (windows-1253 and ISO-8859-7 at Ά,
     windows-1250 and ISO-8859-2 at š) tie on a window without those bytes, so
     for the candidates within ``REFINE_MARGIN`` of the best, the bytes where
-    they differ are counted in the rest of the examined prefix (C counts over
-    its high bytes; each candidate keeps its window's best language).
+    they differ are counted in the rest of the examined prefix (one histogram
+    of its high bytes; each candidate keeps its window's best language).
     """
     if not rest:
         return
@@ -342,13 +353,14 @@ def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]
     group = [encoding for encoding in tables if scores[encoding] >= best - REFINE_MARGIN]
     if len(group) < 2:
         return
-    rest_high = rest.translate(None, _ASCII_BYTES)
-    for index in range(0x80):
-        if len({SINGLE_BYTE[encoding][index] for encoding in group}) == 1:
-            continue
-        extra = rest_high.count(0x80 + index)
-        for encoding in group if extra else ():
-            scores[encoding] += extra * tables[encoding][index]
+    differing = 0  # where some candidate of the group differs from the first, as a bit mask
+    for encoding in group[1:]:
+        differing |= _differences(group[0], encoding)
+    for byte, extra in sorted(zip(*high_bytes(rest), strict=True)):
+        index = byte - 0x80
+        if differing >> index & 1:
+            for encoding in group:
+                scores[encoding] += extra * tables[encoding][index]
 
 
 def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, float]:
@@ -402,45 +414,100 @@ def _decodes(data: bytes, encoding: str) -> str | None:
         return None
 
 
-def _text_likelihood(characters: Counter[str], language: str) -> float:
-    logp = _CHARACTER_LOGP[language]
-    total = 0.0
-    for char, count in characters.items():
-        value = logp.get(char)
-        if value is None:
-            value = logp[char] = _unseen_logp(language, char)
-        total += count * value
-    return total
+def _text_likelihood(text: str, language: str) -> float:
+    """The log-likelihood of *text*'s non-ASCII characters under *language*'s model."""
+    if COMPILED:
+        return _compiled_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language], _memo(language))
+    return reference_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language])
 
 
 def _confidence(
-    winner: str, scores: dict[str, float], likelihood: float, texts: dict[str, str], histogram: Counter[int]
+    winner: str, scores: dict[str, float], likelihood: float, texts: dict[str, str], histogram: Histogram
 ) -> float:
     """Softmax share of the candidates decoding like the winner, times the winner's plausibility.
 
     *histogram* counts the window's high bytes (the window's histogram, not a second pass over them)."""
     best = scores[winner]
-    present = sorted(histogram)
+    order, counts = histogram
+    present = 0  # the window's distinct high bytes, as a bit mask
+    for byte in order:
+        present |= 1 << (byte - 0x80)
     share = total = 0.0
     for encoding, score in scores.items():
         weight = math.exp(max(score - best, -50.0))
         total += weight
         if weight > 1e-6 and (encoding == winner or _decodes_alike(winner, encoding, texts, present)):
             share += weight
-    high_bytes = max(1, histogram.total())
     # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
     # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
-    per_byte = likelihood / high_bytes
+    per_byte = likelihood / max(1, sum(counts))
     plausibility = min(1.0, max(0.0, (per_byte + 9.0) / 4.0))
     return round(min(1.0, max(0.0, share / total * plausibility)), 4)
 
 
-def _decodes_alike(first: str, second: str, texts: dict[str, str], present: list[int]) -> bool:
-    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes)."""
+def _decodes_alike(first: str, second: str, texts: dict[str, str], present: int) -> bool:
+    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes, a bit mask)."""
     if first in texts or second in texts:
         return texts.get(first) == texts.get(second)
-    one, other = SINGLE_BYTE[first], SINGLE_BYTE[second]
-    return all(one[byte - 0x80] == other[byte - 0x80] for byte in present)
+    return not _differences(first, second) & present
+
+
+@functools.cache
+def _differences(one: str, other: str) -> int:
+    """Where two single-byte encodings map a high byte differently: bit i for byte 0x80 + i."""
+    pairs = zip(SINGLE_BYTE[one], SINGLE_BYTE[other], strict=True)
+    return sum(1 << index for index, (a, b) in enumerate(pairs) if a != b)
+
+
+# -- the counting loops: the readable reference, and the compiled one when built --------------
+
+
+def reference_high_bytes(data: bytes) -> Histogram:
+    """The distinct bytes >= 0x80 of *data* in order of first occurrence, and how often each occurs."""
+    histogram = Counter(data.translate(None, _ASCII_BYTES))
+    return bytes(histogram), list(histogram.values())
+
+
+def reference_dot_products(order: bytes, counts: Sequence[int], tables: array[float]) -> list[float]:
+    """Per 128-entry table of *tables* (laid end to end), the sum of count * table[byte - 0x80] over *order*.
+
+    Added left to right in *order*, as the compiled loop adds: the sums are equal to the last bit.
+    """
+    sums = []
+    for start in range(0, len(tables), 0x80):
+        total = 0.0
+        for byte, count in zip(order, counts, strict=True):
+            total += count * tables[start + byte - 0x80]
+        sums.append(total)
+    return sums
+
+
+def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callable[[str], float]) -> float:
+    """The sum of count * *logp*[char] over *text*'s distinct characters >= U+0080, in order of first occurrence.
+
+    A character *logp* lacks gets ``unseen(char)``, remembered in *logp*.
+    """
+    total = 0.0
+    for char, count in Counter(_ASCII_RUN.sub("", text)).items():
+        value = logp.get(char)
+        if value is None:
+            value = logp[char] = unseen(char)
+        total += count * value
+    return total
+
+
+# high_bytes(data) -> Histogram, dot_products(order, counts, tables) -> sums and the character likelihood
+# of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
+# operation per byte or character.
+try:
+    from ._detection_counts import dot_products, high_bytes
+    from ._detection_counts import text_likelihood as _compiled_text_likelihood
+
+    #: Whether the compiled loops run (else the references above, with the same answers, slower).
+    COMPILED = True
+except ImportError:  # installed without a C compiler
+    high_bytes, dot_products = reference_high_bytes, reference_dot_products
+    COMPILED = False
 
 
 # -- the character model ------------------------------------------------------
@@ -556,6 +623,24 @@ _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     for encoding, languages in LANGUAGES.items()
     if encoding in SINGLE_BYTE
 }
+#: Those tables laid end to end, in that order: what ``dot_products`` scores the window's histogram with.
+_ALL_TABLES = array("d", [value for tables in _SINGLE_BYTE_TABLES.values() for table in tables for value in table])
+#: Per language, the log-probability of a character its counts lack.
+_UNSEEN: dict[str, Callable[[str], float]] = {
+    language: functools.partial(_unseen_logp, language) for language in FREQUENCIES
+}
+_MEMOS: dict[str, array[float]] = {}
+
+
+def _memo(language: str) -> array[float]:
+    """The compiled likelihood's cache of *language*'s log-probabilities of BMP characters (NaN: not known yet).
+
+    512 KiB a language, made at its first multi-byte candidate (the four CJK languages: 2 MiB).
+    """
+    memo = _MEMOS.get(language)
+    if memo is None:
+        memo = _MEMOS[language] = array("d", [math.nan]) * 0x10000
+    return memo
 
 
 def _mixing_classes(encoding: str) -> bytes | None:

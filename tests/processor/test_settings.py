@@ -175,6 +175,7 @@ class TestSecrets:
         assert '"single_byte_compiled": ' in output, "whether the compiled single-byte decoders run is logged"
         assert '"utf16_errors_compiled": ' in output, "whether UTF-16's compiled error path runs is logged"
         assert '"utf8_counts_compiled": ' in output, "whether the compiled UTF-8 counts run is logged"
+        assert '"detection_compiled": ' in output, "whether detection's compiled loops run is logged"
         assert "Traceback" not in output
         assert "kafka-s3cret-pw" not in output
         assert "registry-s3cret" not in output

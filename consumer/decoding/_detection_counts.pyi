@@ -1,0 +1,9 @@
+# Types of detection's compiled loops (_detection_counts.c); detection.py keeps the reference of each.
+from array import array
+from collections.abc import Callable, Sequence
+
+def high_bytes(data: bytes, /) -> tuple[bytes, list[int]]: ...
+def dot_products(order: bytes, counts: Sequence[int], tables: array[float], /) -> list[float]: ...
+def text_likelihood(
+    text: str, logp: dict[str, float], unseen: Callable[[str], float], memo: array[float], /
+) -> float: ...
