@@ -269,8 +269,7 @@ def _fallback_override(response: Response, declaration: Candidate | None, note: 
 
 def damaged_utf8(payload: bytes) -> bool:
     """Whether *payload*, not valid UTF-8, is mostly well-formed multi-byte UTF-8 with a few errors."""
-    sequences, errors = utf8_codec.counts(payload)
-    return sequences > errors
+    return utf8_codec.more_sequences_than_errors(payload)
 
 
 def _detection(response: Response, declaration: Candidate | None, note: Note) -> Candidate | None:
