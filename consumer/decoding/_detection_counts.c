@@ -8,13 +8,16 @@
  * dot_products(order, counts, tables) -> list[float]
  *     tables  128-entry tables of doubles laid end to end (an array('d'), index: byte - 0x80);
  *             per table, the sum of count * table[byte - 0x80] over order, added left to right
+ * mixed_pairs(sample, classes) -> int
+ *     classes a 256-byte translate table marking bytes "a" (ASCII letters), "n" (the encoding's
+ *             non-Latin letters) or anything else; the adjacent pairs of sample marked "an" or "na"
  * text_likelihood(text, logp, unseen, memo) -> float
  *     the sum, over the distinct characters >= U+0080 of text in order of first occurrence, of
  *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
  *     logp; memo (an array('d') of 0x10000 entries, NaN where not known yet) keeps the BMP's values
  *     as doubles, so that a known character costs no str object and no dict lookup
  *
- * Why: the Python forms build a Counter of the window's bytes or characters (a dict operation per
+ * Why: the Python forms translate the sample and count its pairs in three passes, build a Counter of the window's bytes or characters (a dict operation per
  * byte) and sum one table per candidate language in a generator: together most of detect()'s time.
  * The order of additions is the reference's (Counter's first-occurrence order), so the sums are
  * equal to the last bit: contraction into fused multiply-adds is off.  Linear in the input.
@@ -173,6 +176,40 @@ done:
     return result;
 }
 
+static PyObject *py_mixed_pairs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "mixed_pairs(sample, classes) takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer sample, classes;
+    if (PyObject_GetBuffer(args[0], &sample, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &classes, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&sample);
+        return NULL;
+    }
+    if (classes.len != 256) {
+        PyBuffer_Release(&classes);
+        PyBuffer_Release(&sample);
+        PyErr_SetString(PyExc_ValueError, "classes must be a 256-byte translate table");
+        return NULL;
+    }
+    /* a is 1, n is 2, anything else 0: a pair is "an" or "na" when the product is 2. */
+    unsigned char kind[256];
+    const unsigned char *table = classes.buf;
+    for (int byte = 0; byte < 256; byte++)
+        kind[byte] = table[byte] == 'a' ? 1 : table[byte] == 'n' ? 2 : 0;
+    const unsigned char *in = sample.buf;
+    Py_ssize_t pairs = 0;
+    for (Py_ssize_t k = 1; k < sample.len; k++)
+        pairs += kind[in[k - 1]] * kind[in[k]] == 2;
+    PyBuffer_Release(&classes);
+    PyBuffer_Release(&sample);
+    return PyLong_FromSsize_t(pairs);
+}
+
 /* One character's log-probability: the memo's, else logp's, else unseen's (stored in logp). */
 static int character_logp(Py_UCS4 code_point, PyObject *logp, PyObject *unseen, double *memo, double *value)
 {
@@ -236,31 +273,51 @@ static PyObject *py_text_likelihood(PyObject *module, PyObject *const *args, Py_
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
 
     /* Distinct characters >= U+0080 in order of first occurrence, counted in an open-addressing
-     * table (a code point >= 0x80 is never 0, the empty slot's key). */
+     * table (a code point >= 0x80 is never 0, the empty slot's key) sized for the non-ASCII
+     * characters: a mostly ASCII text needs a small one.  Each str kind is read in its own loop. */
+    Py_ssize_t high = 0;
+#define COUNT_HIGH(TYPE)                                                                                     \
+    for (Py_ssize_t i = 0; i < length; i++)                                                                  \
+        high += ((const TYPE *)data)[i] >= 0x80;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        COUNT_HIGH(Py_UCS1)
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        COUNT_HIGH(Py_UCS2)
+    } else {
+        COUNT_HIGH(Py_UCS4)
+    }
     Py_ssize_t capacity = 64;
-    while (capacity < 2 * length)
+    while (capacity < 2 * high)
         capacity *= 2;
     Py_UCS4 *keys = PyMem_Calloc((size_t)capacity, sizeof(Py_UCS4));
     Py_ssize_t *slot_counts = PyMem_Calloc((size_t)capacity, sizeof(Py_ssize_t));
-    Py_ssize_t *order = PyMem_Malloc((size_t)(length ? length : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *order = PyMem_Malloc((size_t)(high ? high : 1) * sizeof(Py_ssize_t));
     PyObject *result = NULL;
     if (keys == NULL || slot_counts == NULL || order == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     Py_ssize_t distinct = 0;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        Py_UCS4 code_point = PyUnicode_READ(kind, data, i);
-        if (code_point < 0x80)
-            continue;
-        Py_ssize_t slot = (Py_ssize_t)((code_point * 2654435761u) & (uint32_t)(capacity - 1));
-        while (keys[slot] != 0 && keys[slot] != code_point)
-            slot = (slot + 1) & (capacity - 1);
-        if (keys[slot] == 0) {
-            keys[slot] = code_point;
-            order[distinct++] = slot;
-        }
-        slot_counts[slot]++;
+#define COUNT_DISTINCT(TYPE)                                                                                 \
+    for (Py_ssize_t i = 0; i < length; i++) {                                                                \
+        Py_UCS4 code_point = ((const TYPE *)data)[i];                                                        \
+        if (code_point < 0x80)                                                                               \
+            continue;                                                                                        \
+        Py_ssize_t slot = (Py_ssize_t)((code_point * 2654435761u) & (uint32_t)(capacity - 1));               \
+        while (keys[slot] != 0 && keys[slot] != code_point)                                                  \
+            slot = (slot + 1) & (capacity - 1);                                                              \
+        if (keys[slot] == 0) {                                                                               \
+            keys[slot] = code_point;                                                                         \
+            order[distinct++] = slot;                                                                        \
+        }                                                                                                    \
+        slot_counts[slot]++;                                                                                 \
+    }
+    if (kind == PyUnicode_1BYTE_KIND) {
+        COUNT_DISTINCT(Py_UCS1)
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        COUNT_DISTINCT(Py_UCS2)
+    } else {
+        COUNT_DISTINCT(Py_UCS4)
     }
     double total = 0.0;
     for (Py_ssize_t i = 0; i < distinct; i++) {
@@ -284,6 +341,8 @@ static PyMethodDef methods[] = {
      "high_bytes(data, /)\n--\n\n(distinct bytes >= 0x80 in order of first occurrence, their counts)."},
     {"dot_products", (PyCFunction)(void (*)(void))py_dot_products, METH_FASTCALL,
      "dot_products(order, counts, tables, /)\n--\n\nPer 128-entry table, the sum of count * table[byte - 0x80]."},
+    {"mixed_pairs", (PyCFunction)(void (*)(void))py_mixed_pairs, METH_FASTCALL,
+     "mixed_pairs(sample, classes, /)\n--\n\nAdjacent pairs of sample its classes mark \"an\" or \"na\"."},
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
      "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
      "distinct non-ASCII characters."},

@@ -37,10 +37,11 @@ Work is bounded: at most 64 KiB are examined, one histogram of the window is
 taken (and one of the rest of the examined bytes, when single-byte candidates
 are close) and at most 6 multi-byte strict decodes run (of the same window).
 The counting loops (the histograms, the dot products of the histogram with
-every language's table, the character likelihoods of the multi-byte texts) run
-compiled (``_detection_counts.c``, ``COMPILED``) when the extension was built;
-their readable references here (``reference_high_bytes``,
-``reference_dot_products``, ``reference_text_likelihood``) run otherwise, with
+every language's table, the script-mixing pairs, the character likelihoods of
+the multi-byte texts) run compiled (``_detection_counts.c``, ``COMPILED``)
+when the extension was built; their readable references here
+(``reference_high_bytes``, ``reference_dot_products``,
+``reference_mixed_pairs``, ``reference_text_likelihood``) run otherwise, with
 the same answers to the last bit (tests/decoding/detection/test_compiled.py),
 linear in the input too.  A 4 KiB window of a
 non-Latin text holds thousands of letters, far more than a unigram model needs;
@@ -403,10 +404,9 @@ def _mixed_script_penalty(encoding: str, sample: bytes) -> float:
 
     A unigram model cannot see that French "château" read as windows-1251 puts
     a Cyrillic letter inside a Latin word; chardetng penalises the same
-    script mixing.  Counted with two substring counts over a class string.
+    script mixing.  Counted over the sample's bytes as classes (``mixed_pairs``).
     """
-    marked = sample.translate(_MIXING_CLASSES[encoding])
-    return _LOGP_MIXED_SCRIPT * (marked.count(b"an") + marked.count(b"na"))
+    return _LOGP_MIXED_SCRIPT * mixed_pairs(sample, _MIXING_CLASSES[encoding])
 
 
 def _decodes(data: bytes, encoding: str) -> str | None:
@@ -489,6 +489,13 @@ def reference_dot_products(order: bytes, counts: Sequence[int], tables: array[fl
     return sums
 
 
+def reference_mixed_pairs(sample: bytes, classes: bytes) -> int:
+    """The adjacent pairs of *sample* that the translate table *classes* marks "an" or "na"."""
+    marked = sample.translate(classes)
+    # Two distinct letters: the occurrences bytes.count finds (not overlapping) are all of them.
+    return marked.count(b"an") + marked.count(b"na")
+
+
 def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callable[[str], float]) -> float:
     """The sum of count * *logp*[char] over *text*'s distinct characters >= U+0080, in order of first occurrence.
 
@@ -503,17 +510,17 @@ def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callabl
     return total
 
 
-# high_bytes(data) -> Histogram, dot_products(order, counts, tables) -> sums and the character likelihood
+# high_bytes(data) -> Histogram, dot_products(order, counts, tables) -> sums, mixed_pairs and the character likelihood
 # of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
 # operation per byte or character.
 try:
-    from ._detection_counts import dot_products, high_bytes
+    from ._detection_counts import dot_products, high_bytes, mixed_pairs
     from ._detection_counts import text_likelihood as _compiled_text_likelihood
 
     #: Whether the compiled loops run (else the references above, with the same answers, slower).
     COMPILED = True
 except ImportError:  # installed without a C compiler
-    high_bytes, dot_products = reference_high_bytes, reference_dot_products
+    high_bytes, dot_products, mixed_pairs = reference_high_bytes, reference_dot_products, reference_mixed_pairs
     COMPILED = False
 
 

@@ -25,6 +25,7 @@ if detection.COMPILED:
 def test_the_extension_is_built_in_a_development_install() -> None:
     assert detection.COMPILED
     assert detection.high_bytes is compiled.high_bytes and detection.dot_products is compiled.dot_products
+    assert detection.mixed_pairs is compiled.mixed_pairs
 
 
 # -- the histogram -------------------------------------------------------------------------------------
@@ -82,6 +83,33 @@ def test_dot_products_refuses_what_it_cannot_read() -> None:
         compiled.dot_products(b"\x80", [1], array("f", [0.0] * 128))  # not doubles
 
 
+# -- the script-mixing pairs -------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.sampled_from(sorted(detection._MIXING_CLASSES)))
+def test_mixed_pairs_of_generated_bytes(sample: bytes, encoding: str) -> None:
+    classes = detection._MIXING_CLASSES[encoding]
+    assert compiled.mixed_pairs(sample, classes) == detection.reference_mixed_pairs(sample, classes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="an.", max_size=200))
+def test_mixed_pairs_of_runs_of_classes(marks: str) -> None:
+    # "ana", "nan", "aann": pairs sharing a letter, which a count of non-overlapping substrings could miss.
+    identity = bytes(range(256))
+    assert compiled.mixed_pairs(marks.encode(), identity) == detection.reference_mixed_pairs(marks.encode(), identity)
+
+
+def test_mixed_pairs_of_corpus_pages_and_a_wrong_table() -> None:
+    for made in corpus(1, 4):
+        for encoding, classes in detection._MIXING_CLASSES.items():
+            sample = made.body[: detection.MIXING_SAMPLE]
+            assert compiled.mixed_pairs(sample, classes) == detection.reference_mixed_pairs(sample, classes), encoding
+    with pytest.raises(ValueError):
+        compiled.mixed_pairs(b"abc", b"short")
+
+
 # -- the character likelihood --------------------------------------------------------------------------
 
 
@@ -137,4 +165,5 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(detection, "COMPILED", False)
     monkeypatch.setattr(detection, "high_bytes", detection.reference_high_bytes)
     monkeypatch.setattr(detection, "dot_products", detection.reference_dot_products)
+    monkeypatch.setattr(detection, "mixed_pairs", detection.reference_mixed_pairs)
     assert answers(bodies) == compiled_answers
