@@ -5,9 +5,14 @@
  * high_bytes(data) -> (order, counts)
  *     order   the distinct bytes >= 0x80 of data, in order of first occurrence
  *     counts  how often each occurs (a list aligned with order)
+ * high_byte_counts(data) -> list[int]
+ *     how often each byte 0x80 + i occurs in data, for i in 0..127 (order does not matter here)
  * dot_products(order, counts, tables) -> list[float]
  *     tables  128-entry tables of doubles laid end to end (an array('d'), index: byte - 0x80);
  *             per table, the sum of count * table[byte - 0x80] over order, added left to right
+ * squeeze(data) -> bytes
+ *     data with each run of ASCII bytes cut to its first two bytes, but for its last three bytes,
+ *     kept as they are
  * mixed_pairs(sample, classes) -> int
  *     classes a 256-byte translate table marking bytes "a" (ASCII letters), "n" (the encoding's
  *             non-Latin letters) or anything else; the adjacent pairs of sample marked "an" or "na"
@@ -82,6 +87,62 @@ static int histogram(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[TA
     for (int byte = 0; byte < TABLE; byte++)
         counts[byte] = lanes[0][byte] + lanes[1][byte] + lanes[2][byte] + lanes[3][byte];
     return distinct;
+}
+
+/* high_byte_counts: every byte of a word holding a high one counted without a branch (in text,
+ * ASCII and high bytes alternate unpredictably), into four tables in turn so that a run of one byte
+ * does not wait on its own increments; words of ASCII skipped.  32-bit counts: a block of at most
+ * 2^31 bytes at a time. */
+#define BLOCK ((Py_ssize_t)0x7FFFFFF8)
+
+static void count_all(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[256])
+{
+    uint32_t lanes[4][256];
+    memset(lanes, 0, sizeof lanes);
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        if (!(word & HIGH_BITS))
+            continue;
+        lanes[0][in[k]]++;
+        lanes[1][in[k + 1]]++;
+        lanes[2][in[k + 2]]++;
+        lanes[3][in[k + 3]]++;
+        lanes[0][in[k + 4]]++;
+        lanes[1][in[k + 5]]++;
+        lanes[2][in[k + 6]]++;
+        lanes[3][in[k + 7]]++;
+    }
+    for (; k < n; k++)
+        lanes[0][in[k]]++;
+    for (int byte = 0; byte < 256; byte++)
+        counts[byte] += (Py_ssize_t)lanes[0][byte] + lanes[1][byte] + lanes[2][byte] + lanes[3][byte];
+}
+
+static PyObject *py_high_byte_counts(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t counts[256] = {0};
+    const unsigned char *in = view.buf;
+    for (Py_ssize_t start = 0; start < view.len; start += BLOCK)
+        count_all(in + start, view.len - start > BLOCK ? BLOCK : view.len - start, counts);
+    PyBuffer_Release(&view);
+    PyObject *list = PyList_New(TABLE);
+    if (list == NULL)
+        return NULL;
+    for (int i = 0; i < TABLE; i++) {
+        PyObject *count = PyLong_FromSsize_t(counts[0x80 + i]);
+        if (count == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, count);
+    }
+    return list;
 }
 
 static PyObject *py_high_bytes(PyObject *module, PyObject *data)
@@ -173,6 +234,46 @@ done:
     Py_XDECREF(counts);
     PyBuffer_Release(&tables);
     PyBuffer_Release(&order);
+    return result;
+}
+
+static PyObject *py_squeeze(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *in = view.buf;
+    Py_ssize_t tail = view.len < 3 ? view.len : 3, n = view.len - tail, kept = 0;
+    unsigned char *out = PyMem_Malloc((size_t)(view.len ? view.len : 1));
+    if (out == NULL) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    int ascii_before = 0; /* ASCII bytes kept just before, up to 2 */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int ascii = in[k] < 0x80;
+        if (ascii && ascii_before == 2) {
+            /* inside a run: skip ASCII words whole while the run lasts */
+            while (k + 8 <= n) {
+                uint64_t word;
+                memcpy(&word, in + k, 8);
+                if (word & HIGH_BITS)
+                    break;
+                k += 8;
+            }
+            if (k >= n || in[k] < 0x80)
+                continue;
+            ascii = 0;
+        }
+        out[kept++] = in[k];
+        ascii_before = ascii ? ascii_before + 1 : 0;
+    }
+    memcpy(out + kept, in + n, (size_t)tail);
+    kept += tail;
+    PyBuffer_Release(&view);
+    PyObject *result = PyBytes_FromStringAndSize((const char *)out, kept);
+    PyMem_Free(out);
     return result;
 }
 
@@ -339,8 +440,11 @@ done:
 static PyMethodDef methods[] = {
     {"high_bytes", py_high_bytes, METH_O,
      "high_bytes(data, /)\n--\n\n(distinct bytes >= 0x80 in order of first occurrence, their counts)."},
+    {"high_byte_counts", py_high_byte_counts, METH_O,
+     "high_byte_counts(data, /)\n--\n\nHow often each byte 0x80 + i occurs in data, i in 0..127."},
     {"dot_products", (PyCFunction)(void (*)(void))py_dot_products, METH_FASTCALL,
      "dot_products(order, counts, tables, /)\n--\n\nPer 128-entry table, the sum of count * table[byte - 0x80]."},
+    {"squeeze", py_squeeze, METH_O, "squeeze(data, /)\n--\n\ndata with each run of ASCII bytes cut to its first two bytes, its last three kept."},
     {"mixed_pairs", (PyCFunction)(void (*)(void))py_mixed_pairs, METH_FASTCALL,
      "mixed_pairs(sample, classes, /)\n--\n\nAdjacent pairs of sample its classes mark \"an\" or \"na\"."},
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,

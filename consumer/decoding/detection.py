@@ -37,10 +37,12 @@ Work is bounded: at most 64 KiB are examined, one histogram of the window is
 taken (and one of the rest of the examined bytes, when single-byte candidates
 are close) and at most 6 multi-byte strict decodes run (of the same window).
 The counting loops (the histograms, the dot products of the histogram with
-every language's table, the script-mixing pairs, the character likelihoods of
-the multi-byte texts) run compiled (``_detection_counts.c``, ``COMPILED``)
+every language's table, the squeezing of the window for the multi-byte
+candidates, the script-mixing pairs, the character likelihoods of the
+multi-byte texts) run compiled (``_detection_counts.c``, ``COMPILED``)
 when the extension was built; their readable references here
-(``reference_high_bytes``, ``reference_dot_products``,
+(``reference_high_bytes``, ``reference_high_byte_counts``,
+``reference_dot_products``, ``reference_squeeze``,
 ``reference_mixed_pairs``, ``reference_text_likelihood``) run otherwise, with
 the same answers to the last bit (tests/decoding/detection/test_compiled.py),
 linear in the input too.  A 4 KiB window of a
@@ -58,7 +60,9 @@ from __future__ import annotations
 
 import codecs
 import functools
+import itertools
 import math
+import operator
 import re
 import unicodedata
 from array import array
@@ -203,6 +207,7 @@ _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 #: ASCII bytes kept before the first non-ASCII one when the examined bytes start further in.
 _CONTEXT_BYTES = 256
 _ASCII_RUN = re.compile("[\x00-\x7f]+")
+_ASCII_AFTER_ASCII = re.compile(rb"([\x00-\x7f]{2})[\x00-\x7f]+")
 #: gb18030's four-byte sequences, [81-FE][30-39][81-FE][30-39], found as "LDLD" among the byte
 #: classes of a translate table (two C passes; a regular expression takes several times as long).
 _GB18030_CLASSES = bytes(
@@ -321,27 +326,44 @@ def _likelihoods(
     window: bytes, histogram: Histogram
 ) -> tuple[dict[str, float], dict[str, str], dict[str, list[float]]]:
     """Every viable candidate's log-likelihood of the window, the text of each
-    multi-byte one, and the table of each single-byte one's best language."""
+    multi-byte one, and the table of each single-byte one's best language.
+
+    Multi-byte candidates decode the window squeezed (``squeeze``: each run of
+    ASCII bytes cut to its first two bytes, but for the last three bytes, where
+    an incomplete sequence is no error and gb18030 waits for four bytes before
+    it judges them).  The first ASCII byte after a
+    non-ASCII one may be a trail byte (GBK, Big5 and Shift_JIS take 0x40-0x7E;
+    gb18030's four-byte sequences have a digit second and fourth, so a second
+    ASCII byte there is an error), but after two every candidate is in its
+    initial state (or has failed), so the rest of the run is ASCII characters
+    in all of them: the squeezed window decodes without error exactly when the
+    window does, to the same non-ASCII characters in the same order, and holds
+    the same four-byte gb18030 sequences (tests/decoding/detection/test_squeeze.py).  A mostly-ASCII window
+    grown to 64 KiB shrinks to a few KiB for the codecs, which read ASCII slowly.
+    """
     sums = dot_products(*histogram, _ALL_TABLES)  # every single-byte candidate's every language
     scores: dict[str, float] = {}
     best_tables: dict[str, list[float]] = {}
-    first = 0
-    for encoding, tables in _SINGLE_BYTE_TABLES.items():
+    for encoding, first, tables in _TABLE_STARTS:
         best = first  # the first best language, as max() picks it
         for index in range(first + 1, first + len(tables)):
             if sums[index] > sums[best]:
                 best = index
         scores[encoding], best_tables[encoding] = sums[best], tables[best - first]
-        first += len(tables)
     texts: dict[str, str] = {}
+    squeezed = squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
     for encoding in _MULTI_BYTE:
-        text = _decodes(window, encoding)
+        text = _decodes(squeezed, encoding)
         if text is None:
             continue
-        if encoding == "gb18030" and _FOUR_BYTE_GB18030 not in window.translate(_GB18030_CLASSES):
+        if encoding == "gb18030" and _FOUR_BYTE_GB18030 not in squeezed.translate(_GB18030_CLASSES):
             continue  # decodes as GBK does; GBK, the usual name, stands for both
         texts[encoding] = text
         scores[encoding] = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
+    if squeezed is not window and len(set(texts.values())) < len(texts):
+        # Two candidates read the squeezed window alike: whether they read the window alike is
+        # told by its whole texts (confidence compares them), decoded now.
+        texts = {encoding: _decodes(window, encoding) or "" for encoding in texts}
     return scores, texts, best_tables
 
 
@@ -364,9 +386,8 @@ def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]
     differing = 0  # where some candidate of the group differs from the first, as a bit mask
     for encoding in group[1:]:
         differing |= _differences(group[0], encoding)
-    for byte, extra in sorted(zip(*high_bytes(rest), strict=True)):
-        index = byte - 0x80
-        if differing >> index & 1:
+    for index, extra in enumerate(high_byte_counts(rest)):
+        if extra and differing >> index & 1:
             for encoding in group:
                 scores[encoding] += extra * tables[encoding][index]
 
@@ -436,15 +457,19 @@ def _confidence(
     *histogram* counts the window's high bytes (the window's histogram, not a second pass over them)."""
     best = scores[winner]
     order, counts = histogram
-    present = 0  # the window's distinct high bytes, as a bit mask
-    for byte in order:
-        present |= 1 << (byte - 0x80)
+    present = -1  # the window's distinct high bytes as a bit mask, made when first needed
     share = total = 0.0
     for encoding, score in scores.items():
         weight = math.exp(max(score - best, -50.0))
         total += weight
-        if weight > 1e-6 and (encoding == winner or _decodes_alike(winner, encoding, texts, present)):
-            share += weight
+        if weight > 1e-6:
+            if encoding == winner:
+                share += weight
+                continue
+            if present < 0:
+                present = functools.reduce(operator.or_, map(_BITS.__getitem__, order), 0)
+            if _decodes_alike(winner, encoding, texts, present):
+                share += weight
     # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
     # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
     per_byte = likelihood / max(1, sum(counts))
@@ -475,6 +500,12 @@ def reference_high_bytes(data: bytes) -> Histogram:
     return bytes(histogram), list(histogram.values())
 
 
+def reference_high_byte_counts(data: bytes) -> list[int]:
+    """How often each byte 0x80 + i occurs in *data*, for i in 0..127."""
+    histogram = Counter(data.translate(None, _ASCII_BYTES))
+    return [histogram[byte] for byte in range(0x80, 0x100)]
+
+
 def reference_dot_products(order: bytes, counts: Sequence[int], tables: array[float]) -> list[float]:
     """Per 128-entry table of *tables* (laid end to end), the sum of count * table[byte - 0x80] over *order*.
 
@@ -487,6 +518,11 @@ def reference_dot_products(order: bytes, counts: Sequence[int], tables: array[fl
             total += count * tables[start + byte - 0x80]
         sums.append(total)
     return sums
+
+
+def reference_squeeze(data: bytes) -> bytes:
+    """*data* with each run of ASCII bytes cut to its first two bytes, but for its last three bytes, kept."""
+    return _ASCII_AFTER_ASCII.sub(rb"\1", data[:-3]) + data[-3:]
 
 
 def reference_mixed_pairs(sample: bytes, classes: bytes) -> int:
@@ -514,13 +550,14 @@ def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callabl
 # of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
 # operation per byte or character.
 try:
-    from ._detection_counts import dot_products, high_bytes, mixed_pairs
+    from ._detection_counts import dot_products, high_byte_counts, high_bytes, mixed_pairs, squeeze
     from ._detection_counts import text_likelihood as _compiled_text_likelihood
 
     #: Whether the compiled loops run (else the references above, with the same answers, slower).
     COMPILED = True
 except ImportError:  # installed without a C compiler
     high_bytes, dot_products, mixed_pairs = reference_high_bytes, reference_dot_products, reference_mixed_pairs
+    squeeze, high_byte_counts = reference_squeeze, reference_high_byte_counts
     COMPILED = False
 
 
@@ -641,6 +678,17 @@ _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     for encoding, languages in LANGUAGES.items()
     if encoding in SINGLE_BYTE
 }
+#: Per single-byte candidate, where its tables start among them all, and its tables.
+_TABLE_STARTS: list[tuple[str, int, list[list[float]]]] = [
+    (encoding, start, tables)
+    for (encoding, tables), start in zip(  # accumulate's last sum, the end of all, starts no table
+        _SINGLE_BYTE_TABLES.items(),
+        itertools.accumulate(map(len, _SINGLE_BYTE_TABLES.values()), initial=0),
+        strict=False,
+    )
+]
+#: Byte 0x80 + i -> bit i.
+_BITS = {byte: 1 << (byte - 0x80) for byte in range(0x80, 0x100)}
 #: Those tables laid end to end, in that order: what ``dot_products`` scores the window's histogram with.
 _ALL_TABLES = array("d", [value for tables in _SINGLE_BYTE_TABLES.values() for table in tables for value in table])
 #: Per language, the log-probability of a character its counts lack.

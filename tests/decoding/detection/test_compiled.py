@@ -25,7 +25,8 @@ if detection.COMPILED:
 def test_the_extension_is_built_in_a_development_install() -> None:
     assert detection.COMPILED
     assert detection.high_bytes is compiled.high_bytes and detection.dot_products is compiled.dot_products
-    assert detection.mixed_pairs is compiled.mixed_pairs
+    assert detection.mixed_pairs is compiled.mixed_pairs and detection.squeeze is compiled.squeeze
+    assert detection.high_byte_counts is compiled.high_byte_counts
 
 
 # -- the histogram -------------------------------------------------------------------------------------
@@ -35,6 +36,7 @@ def test_the_extension_is_built_in_a_development_install() -> None:
 @given(st.binary(max_size=200))
 def test_high_bytes_of_generated_bytes(data: bytes) -> None:
     assert compiled.high_bytes(data) == detection.reference_high_bytes(data)
+    assert compiled.high_byte_counts(data) == detection.reference_high_byte_counts(data)
 
 
 @settings(max_examples=100, deadline=None)
@@ -42,6 +44,7 @@ def test_high_bytes_of_generated_bytes(data: bytes) -> None:
 def test_high_bytes_of_runs_and_mixtures(chunks: list[bytes]) -> None:
     data = b"".join(chunks)  # runs of one byte and ASCII words, across the eight-byte steps
     assert compiled.high_bytes(data) == detection.reference_high_bytes(data)
+    assert compiled.high_byte_counts(data) == detection.reference_high_byte_counts(data)
 
 
 def test_high_bytes_of_every_byte_and_of_corpus_pages() -> None:
@@ -49,6 +52,7 @@ def test_high_bytes_of_every_byte_and_of_corpus_pages() -> None:
     assert compiled.high_bytes(every) == detection.reference_high_bytes(every)
     for made in corpus(1, 5):
         assert compiled.high_bytes(made.body) == detection.reference_high_bytes(made.body)
+        assert compiled.high_byte_counts(made.body) == detection.reference_high_byte_counts(made.body)
 
 
 # -- the dot products ----------------------------------------------------------------------------------
@@ -81,6 +85,21 @@ def test_dot_products_refuses_what_it_cannot_read() -> None:
         compiled.dot_products(b"\x80", [1], array("d", [0.0] * 100))  # not whole tables
     with pytest.raises(ValueError):
         compiled.dot_products(b"\x80", [1], array("f", [0.0] * 128))  # not doubles
+
+
+# -- the squeezed window (whether it decodes alike: test_squeeze.py) ---------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"ab", b"abcdefghijk", b"\x81", b"\xa4@", b"\xff\xfe"]), max_size=60))
+def test_squeeze_of_runs(chunks: list[bytes]) -> None:
+    data = b"".join(chunks)  # ASCII runs of every length, across the eight-byte steps, and at the end
+    assert compiled.squeeze(data) == detection.reference_squeeze(data)
+
+
+def test_squeeze_of_corpus_pages() -> None:
+    for made in corpus(1, 13):
+        assert compiled.squeeze(made.body) == detection.reference_squeeze(made.body)
 
 
 # -- the script-mixing pairs -------------------------------------------------------------------------
@@ -166,4 +185,6 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(detection, "high_bytes", detection.reference_high_bytes)
     monkeypatch.setattr(detection, "dot_products", detection.reference_dot_products)
     monkeypatch.setattr(detection, "mixed_pairs", detection.reference_mixed_pairs)
+    monkeypatch.setattr(detection, "squeeze", detection.reference_squeeze)
+    monkeypatch.setattr(detection, "high_byte_counts", detection.reference_high_byte_counts)
     assert answers(bodies) == compiled_answers
