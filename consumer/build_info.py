@@ -13,7 +13,7 @@ from collections.abc import Callable
 import confluent_kafka
 
 from . import __version__
-from .decoding import mojibake, prescan
+from .decoding import detection, mojibake, prescan
 from .decoding.codecs import multibyte, single_byte, utf8, utf16
 
 #: Each optional C extension by the short name the metric and --version give it, with whether it loaded
@@ -27,6 +27,7 @@ COMPILED_EXTENSIONS: dict[str, Callable[[], bool]] = {
     "utf16": lambda: utf16.COMPILED,
     "utf16_errors": lambda: utf16.ERRORS_COMPILED,
     "mojibake": lambda: mojibake.COMPILED,
+    "detection": lambda: detection.COMPILED,
 }
 
 

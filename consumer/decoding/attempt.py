@@ -57,11 +57,12 @@ def with_replacements(
     declared: Mapping[str, str | None],
     conflicts: tuple[str, ...] = (),
     override: Override | None = None,
+    confidence: float | None = None,
 ) -> Decoded:
     """*data* decoded as *encoding*, one U+FFFD per malformed sequence as the standard says, counted."""
     text, replacements = decode_bytes(encoding, data)
     mojibake = looks_double_encoded(text)
-    return Decoded(text, encoding, source, replacements, declared, conflicts, None, mojibake, override)
+    return Decoded(text, encoding, source, replacements, declared, conflicts, confidence, mojibake, override)
 
 
 def utf8(

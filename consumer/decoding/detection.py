@@ -18,21 +18,34 @@ How a guess is made (``detect``):
    ``MAX_EXAMINED`` while it holds fewer than ``MIN_HIGH_BYTES`` high bytes)
    is scored under every candidate encoding.  Multi-byte candidates must decode
    it strictly (chardetng likewise disqualifies an encoding on its first
-   malformed sequence).  The score is the log-likelihood of the window's
+   malformed sequence), but for an incomplete sequence at its very end: a
+   character cut by the window's end or by the body's (crawlers truncate bodies
+   at a size limit) is no evidence against the encoding, and Chromium's CED
+   shows such a page in it with one U+FFFD at the end.  The score is the log-likelihood of the window's
    non-ASCII characters under a unigram model of each language written in that
    encoding, best language wins; plus a log prior for the encoding and a bonus
    when the TLD names it; minus a penalty per non-Latin letter that touches an
    ASCII letter (French "château" read as windows-1251 is "chвteau").
    Single-byte candidates score from one byte histogram and 128-entry tables,
-   so no per-byte Python loop runs per candidate.
+   so no per-byte loop runs per candidate.
 3. Single-byte candidates close to the best are then compared on the rest
    of the examined prefix, counting only the bytes where they differ.
 4. Confidence is the softmax share of the candidates that decode the window to
    the same text as the winner, times how plausible the winner's text is.
 
 Work is bounded: at most 64 KiB are examined, one histogram of the window is
-taken and at most 6 multi-byte strict decodes run (of the same window), all in
-C; Python loops only over distinct bytes and characters.  A 4 KiB window of a
+taken (and one of the rest of the examined bytes, when single-byte candidates
+are close) and at most 6 multi-byte strict decodes run (of the same window).
+The counting loops (the histograms, the dot products of the histogram with
+every language's table, the squeezing of the window for the multi-byte
+candidates, the script-mixing pairs, the character likelihoods of the
+multi-byte texts) run compiled (``_detection_counts.c``, ``COMPILED``)
+when the extension was built; their readable references here
+(``reference_high_bytes``, ``reference_high_byte_counts``,
+``reference_dot_products``, ``reference_squeeze``,
+``reference_mixed_pairs``, ``reference_text_likelihood``) run otherwise, with
+the same answers to the last bit (tests/decoding/detection/test_compiled.py),
+linear in the input too.  A 4 KiB window of a
 non-Latin text holds thousands of letters, far more than a unigram model needs;
 64 KiB bounds the growth for mostly-ASCII pages, whose few accented letters
 are then still counted (a page with fewer non-ASCII bytes than that in its
@@ -46,12 +59,16 @@ evaluation corpus is kept apart from it.
 from __future__ import annotations
 
 import codecs
+import functools
+import itertools
 import math
+import operator
 import re
 import unicodedata
+from array import array
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import mul
 
 from .codecs.cpython import ENCODERS
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
@@ -190,7 +207,13 @@ _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 #: ASCII bytes kept before the first non-ASCII one when the examined bytes start further in.
 _CONTEXT_BYTES = 256
 _ASCII_RUN = re.compile("[\x00-\x7f]+")
-_FOUR_BYTE_GB18030 = re.compile(rb"[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]")
+_ASCII_AFTER_ASCII = re.compile(rb"([\x00-\x7f]{2})[\x00-\x7f]+")
+#: gb18030's four-byte sequences, [81-FE][30-39][81-FE][30-39], found as "LDLD" among the byte
+#: classes of a translate table (two C passes; a regular expression takes several times as long).
+_GB18030_CLASSES = bytes(
+    ord("L") if 0x81 <= byte <= 0xFE else ord("D") if 0x30 <= byte <= 0x39 else ord(".") for byte in range(256)
+)
+_FOUR_BYTE_GB18030 = b"LDLD"
 
 
 def detect(body: bytes, tld: str | None = None) -> Detection:
@@ -209,8 +232,7 @@ def detect(body: bytes, tld: str | None = None) -> Detection:
     hint = tld_of(tld)
     try:
         start = _evidence_start(body)
-        end = start + MAX_EXAMINED
-        return _detect(bytes(body[start:end]), end >= len(body), hint)
+        return _detect(bytes(body[start : start + MAX_EXAMINED]), hint)
     except Exception:  # noqa: BLE001 - a detector must not take the page down; the default is what browsers use
         return Detection(_fallback(hint), 0.0)
 
@@ -249,8 +271,7 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     """
     try:
         start = _evidence_start(body)
-        end = start + MAX_EXAMINED
-        scored = _scored(bytes(body[start:end]), end >= len(body), tld_of(tld))
+        scored = _scored(bytes(body[start : start + MAX_EXAMINED]), tld_of(tld))
     except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
         return (detect(body, tld).encoding,)
     if scored is None:
@@ -260,71 +281,90 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     return tuple(e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin)
 
 
-def _detect(head: bytes, whole: bool, hint: str | None) -> Detection:
-    scored = _scored(head, whole, hint)
+def _detect(head: bytes, hint: str | None) -> Detection:
+    scored = _scored(head, hint)
     if scored is None:
         if SWITCHING_ESCAPE.search(head):
-            return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP", whole) is not None else 0.5)
+            return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
     scores, likelihoods, texts, histogram = scored
     winner = max(scores, key=scores.__getitem__)
     return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, histogram))
 
 
+#: The window's high bytes: the distinct ones in order of first occurrence, and how often each occurs.
+Histogram = tuple[bytes, list[int]]
+
+
 def _scored(
-    head: bytes, whole: bool, hint: str | None
-) -> tuple[dict[str, float], dict[str, float], dict[str, str], Counter[int]] | None:
+    head: bytes, hint: str | None
+) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram] | None:
     """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte."""
     first_high = _HIGH_BYTE.search(head)
     if first_high is None:
         return None
-    window, window_whole = _window(head, first_high.start(), whole)
-    high = window.translate(None, _ASCII_BYTES)
-    histogram = Counter(high)
-    likelihoods, texts, tables = _likelihoods(window, histogram, window_whole)
+    window = _window(head, first_high.start())
+    histogram = high_bytes(window)
+    likelihoods, texts, tables = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, tables, head[first_high.start() + len(window) :])
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
     return scores, likelihoods, texts, histogram
 
 
-def _window(head: bytes, start: int, whole: bool) -> tuple[bytes, bool]:
-    """The bytes scored, and whether they run to the end of the body."""
+def _window(head: bytes, start: int) -> bytes:
+    """The bytes scored."""
     size = WINDOW
-    while start + size < len(head) and len(head[start : start + size].translate(None, _ASCII_BYTES)) < MIN_HIGH_BYTES:
+    high = len(head[start : start + size].translate(None, _ASCII_BYTES))
+    while start + size < len(head) and high < MIN_HIGH_BYTES:
+        high += len(head[start + size : start + 2 * size].translate(None, _ASCII_BYTES))  # the added half
         size *= 2
-    end = start + size
-    window = head[start:end]
-    return window, whole and end >= len(head)
+    return head[start : start + size]
 
 
 def _likelihoods(
-    window: bytes, histogram: Counter[int], whole: bool
+    window: bytes, histogram: Histogram
 ) -> tuple[dict[str, float], dict[str, str], dict[str, list[float]]]:
     """Every viable candidate's log-likelihood of the window, the text of each
-    multi-byte one, and the table of each single-byte one's best language."""
-    positions = [byte - 0x80 for byte in histogram]
-    counts = list(histogram.values())
+    multi-byte one, and the table of each single-byte one's best language.
+
+    Multi-byte candidates decode the window squeezed (``squeeze``: each run of
+    ASCII bytes cut to its first two bytes, but for the last three bytes, where
+    an incomplete sequence is no error and gb18030 waits for four bytes before
+    it judges them).  The first ASCII byte after a
+    non-ASCII one may be a trail byte (GBK, Big5 and Shift_JIS take 0x40-0x7E;
+    gb18030's four-byte sequences have a digit second and fourth, so a second
+    ASCII byte there is an error), but after two every candidate is in its
+    initial state (or has failed), so the rest of the run is ASCII characters
+    in all of them: the squeezed window decodes without error exactly when the
+    window does, to the same non-ASCII characters in the same order, and holds
+    the same four-byte gb18030 sequences (tests/decoding/detection/test_squeeze.py).  A mostly-ASCII window
+    grown to 64 KiB shrinks to a few KiB for the codecs, which read ASCII slowly.
+    """
+    sums = dot_products(*histogram, _ALL_TABLES)  # every single-byte candidate's every language
     scores: dict[str, float] = {}
     best_tables: dict[str, list[float]] = {}
-    for encoding, tables in _SINGLE_BYTE_TABLES.items():
-        scored = [(sum(map(mul, counts, map(table.__getitem__, positions))), table) for table in tables]
-        scores[encoding], best_tables[encoding] = max(scored, key=_first)
+    for encoding, first, tables in _TABLE_STARTS:
+        best = first  # the first best language, as max() picks it
+        for index in range(first + 1, first + len(tables)):
+            if sums[index] > sums[best]:
+                best = index
+        scores[encoding], best_tables[encoding] = sums[best], tables[best - first]
     texts: dict[str, str] = {}
+    squeezed = squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
     for encoding in _MULTI_BYTE:
-        text = _decodes(window, encoding, whole)
+        text = _decodes(squeezed, encoding)
         if text is None:
             continue
-        if encoding == "gb18030" and not _FOUR_BYTE_GB18030.search(window):
+        if encoding == "gb18030" and _FOUR_BYTE_GB18030 not in squeezed.translate(_GB18030_CLASSES):
             continue  # decodes as GBK does; GBK, the usual name, stands for both
         texts[encoding] = text
-        characters = Counter(_ASCII_RUN.sub("", text))
-        scores[encoding] = max(_text_likelihood(characters, language) for language in LANGUAGES[encoding])
+        scores[encoding] = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
+    if squeezed is not window and len(set(texts.values())) < len(texts):
+        # Two candidates read the squeezed window alike: whether they read the window alike is
+        # told by its whole texts (confidence compares them), decoded now.
+        texts = {encoding: _decodes(window, encoding) or "" for encoding in texts}
     return scores, texts, best_tables
-
-
-def _first(pair: tuple[float, list[float]]) -> float:
-    return pair[0]
 
 
 def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]], rest: bytes) -> None:
@@ -334,8 +374,8 @@ def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]
     that differ in a few positions only (windows-1253 and ISO-8859-7 at Ά,
     windows-1250 and ISO-8859-2 at š) tie on a window without those bytes, so
     for the candidates within ``REFINE_MARGIN`` of the best, the bytes where
-    they differ are counted in the rest of the examined prefix (C counts over
-    its high bytes; each candidate keeps its window's best language).
+    they differ are counted in the rest of the examined prefix (one histogram
+    of its high bytes; each candidate keeps its window's best language).
     """
     if not rest:
         return
@@ -343,13 +383,13 @@ def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]
     group = [encoding for encoding in tables if scores[encoding] >= best - REFINE_MARGIN]
     if len(group) < 2:
         return
-    rest_high = rest.translate(None, _ASCII_BYTES)
-    for index in range(0x80):
-        if len({SINGLE_BYTE[encoding][index] for encoding in group}) == 1:
-            continue
-        extra = rest_high.count(0x80 + index)
-        for encoding in group if extra else ():
-            scores[encoding] += extra * tables[encoding][index]
+    differing = 0  # where some candidate of the group differs from the first, as a bit mask
+    for encoding in group[1:]:
+        differing |= _differences(group[0], encoding)
+    for index, extra in enumerate(high_byte_counts(rest)):
+        if extra and differing >> index & 1:
+            for encoding in group:
+                scores[encoding] += extra * tables[encoding][index]
 
 
 def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, float]:
@@ -385,59 +425,140 @@ def _mixed_script_penalty(encoding: str, sample: bytes) -> float:
 
     A unigram model cannot see that French "château" read as windows-1251 puts
     a Cyrillic letter inside a Latin word; chardetng penalises the same
-    script mixing.  Counted with two substring counts over a class string.
+    script mixing.  Counted over the sample's bytes as classes (``mixed_pairs``).
     """
-    marked = sample.translate(_MIXING_CLASSES[encoding])
-    return _LOGP_MIXED_SCRIPT * (marked.count(b"an") + marked.count(b"na"))
+    return _LOGP_MIXED_SCRIPT * mixed_pairs(sample, _MIXING_CLASSES[encoding])
 
 
-def _decodes(data: bytes, encoding: str, whole: bool) -> str | None:
-    """*data* strictly decoded, or None; a character cut by the window's end is not an error."""
+def _decodes(data: bytes, encoding: str) -> str | None:
+    """*data* strictly decoded but for an incomplete sequence at its end (left out), or None.
+
+    The examined bytes end where the window or the body does: a character cut
+    there, by the window or by a crawler's size limit, is not a malformed one.
+    """
     try:
-        return codecs.getincrementaldecoder(_SCORING_CODECS[encoding])("strict").decode(data, whole)
+        return _INCREMENTAL_DECODERS[encoding]("strict").decode(data, final=False)
     except UnicodeDecodeError:
         return None
 
 
-def _text_likelihood(characters: Counter[str], language: str) -> float:
-    logp = _CHARACTER_LOGP[language]
-    total = 0.0
-    for char, count in characters.items():
-        value = logp.get(char)
-        if value is None:
-            value = logp[char] = _unseen_logp(language, char)
-        total += count * value
-    return total
+def _text_likelihood(text: str, language: str) -> float:
+    """The log-likelihood of *text*'s non-ASCII characters under *language*'s model."""
+    if COMPILED:
+        return _compiled_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language], _memo(language))
+    return reference_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language])
 
 
 def _confidence(
-    winner: str, scores: dict[str, float], likelihood: float, texts: dict[str, str], histogram: Counter[int]
+    winner: str, scores: dict[str, float], likelihood: float, texts: dict[str, str], histogram: Histogram
 ) -> float:
     """Softmax share of the candidates decoding like the winner, times the winner's plausibility.
 
     *histogram* counts the window's high bytes (the window's histogram, not a second pass over them)."""
     best = scores[winner]
-    present = sorted(histogram)
+    order, counts = histogram
+    present = -1  # the window's distinct high bytes as a bit mask, made when first needed
     share = total = 0.0
     for encoding, score in scores.items():
         weight = math.exp(max(score - best, -50.0))
         total += weight
-        if weight > 1e-6 and (encoding == winner or _decodes_alike(winner, encoding, texts, present)):
-            share += weight
-    high_bytes = max(1, histogram.total())
+        if weight > 1e-6:
+            if encoding == winner:
+                share += weight
+                continue
+            if present < 0:
+                present = functools.reduce(operator.or_, map(_BITS.__getitem__, order), 0)
+            if _decodes_alike(winner, encoding, texts, present):
+                share += weight
     # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
     # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
-    per_byte = likelihood / high_bytes
+    per_byte = likelihood / max(1, sum(counts))
     plausibility = min(1.0, max(0.0, (per_byte + 9.0) / 4.0))
     return round(min(1.0, max(0.0, share / total * plausibility)), 4)
 
 
-def _decodes_alike(first: str, second: str, texts: dict[str, str], present: list[int]) -> bool:
-    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes)."""
+def _decodes_alike(first: str, second: str, texts: dict[str, str], present: int) -> bool:
+    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes, a bit mask)."""
     if first in texts or second in texts:
         return texts.get(first) == texts.get(second)
-    one, other = SINGLE_BYTE[first], SINGLE_BYTE[second]
-    return all(one[byte - 0x80] == other[byte - 0x80] for byte in present)
+    return not _differences(first, second) & present
+
+
+@functools.cache
+def _differences(one: str, other: str) -> int:
+    """Where two single-byte encodings map a high byte differently: bit i for byte 0x80 + i."""
+    pairs = zip(SINGLE_BYTE[one], SINGLE_BYTE[other], strict=True)
+    return sum(1 << index for index, (a, b) in enumerate(pairs) if a != b)
+
+
+# -- the counting loops: the readable reference, and the compiled one when built --------------
+
+
+def reference_high_bytes(data: bytes) -> Histogram:
+    """The distinct bytes >= 0x80 of *data* in order of first occurrence, and how often each occurs."""
+    histogram = Counter(data.translate(None, _ASCII_BYTES))
+    return bytes(histogram), list(histogram.values())
+
+
+def reference_high_byte_counts(data: bytes) -> list[int]:
+    """How often each byte 0x80 + i occurs in *data*, for i in 0..127."""
+    histogram = Counter(data.translate(None, _ASCII_BYTES))
+    return [histogram[byte] for byte in range(0x80, 0x100)]
+
+
+def reference_dot_products(order: bytes, counts: Sequence[int], tables: array[float]) -> list[float]:
+    """Per 128-entry table of *tables* (laid end to end), the sum of count * table[byte - 0x80] over *order*.
+
+    Added left to right in *order*, as the compiled loop adds: the sums are equal to the last bit.
+    """
+    sums = []
+    for start in range(0, len(tables), 0x80):
+        total = 0.0
+        for byte, count in zip(order, counts, strict=True):
+            total += count * tables[start + byte - 0x80]
+        sums.append(total)
+    return sums
+
+
+def reference_squeeze(data: bytes) -> bytes:
+    """*data* with each run of ASCII bytes cut to its first two bytes, but for its last three bytes, kept."""
+    return _ASCII_AFTER_ASCII.sub(rb"\1", data[:-3]) + data[-3:]
+
+
+def reference_mixed_pairs(sample: bytes, classes: bytes) -> int:
+    """The adjacent pairs of *sample* that the translate table *classes* marks "an" or "na"."""
+    marked = sample.translate(classes)
+    # Two distinct letters: the occurrences bytes.count finds (not overlapping) are all of them.
+    return marked.count(b"an") + marked.count(b"na")
+
+
+def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callable[[str], float]) -> float:
+    """The sum of count * *logp*[char] over *text*'s distinct characters >= U+0080, in order of first occurrence.
+
+    A character *logp* lacks gets ``unseen(char)``, remembered in *logp*.
+    """
+    total = 0.0
+    for char, count in Counter(_ASCII_RUN.sub("", text)).items():
+        value = logp.get(char)
+        if value is None:
+            value = logp[char] = unseen(char)
+        total += count * value
+    return total
+
+
+# high_bytes(data) -> Histogram, dot_products(order, counts, tables) -> sums, mixed_pairs and the character likelihood
+# of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
+# operation per byte or character.
+try:
+    from ._detection_counts import dot_products, high_byte_counts, high_bytes, mixed_pairs, squeeze
+    from ._detection_counts import text_likelihood as _compiled_text_likelihood
+
+    #: Whether the compiled loops run (else the references above, with the same answers, slower).
+    COMPILED = True
+except ImportError:  # installed without a C compiler
+    high_bytes, dot_products, mixed_pairs = reference_high_bytes, reference_dot_products, reference_mixed_pairs
+    squeeze, high_byte_counts = reference_squeeze, reference_high_byte_counts
+    COMPILED = False
 
 
 # -- the character model ------------------------------------------------------
@@ -541,6 +662,10 @@ def _seen_logp(language: str) -> dict[str, float]:
 
 _CHARACTER_LOGP: dict[str, dict[str, float]] = {language: _seen_logp(language) for language in FREQUENCIES}
 _MULTI_BYTE = [encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE]
+#: The scoring codecs' incremental decoders, looked up once.
+_INCREMENTAL_DECODERS = {
+    encoding: codecs.getincrementaldecoder(_SCORING_CODECS[encoding]) for encoding in [*_MULTI_BYTE, "ISO-2022-JP"]
+}
 #: Per single-byte candidate, one 128-entry log-probability table per language (index: byte - 0x80).
 _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     encoding: [
@@ -553,6 +678,35 @@ _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     for encoding, languages in LANGUAGES.items()
     if encoding in SINGLE_BYTE
 }
+#: Per single-byte candidate, where its tables start among them all, and its tables.
+_TABLE_STARTS: list[tuple[str, int, list[list[float]]]] = [
+    (encoding, start, tables)
+    for (encoding, tables), start in zip(  # accumulate's last sum, the end of all, starts no table
+        _SINGLE_BYTE_TABLES.items(),
+        itertools.accumulate(map(len, _SINGLE_BYTE_TABLES.values()), initial=0),
+        strict=False,
+    )
+]
+#: Byte 0x80 + i -> bit i.
+_BITS = {byte: 1 << (byte - 0x80) for byte in range(0x80, 0x100)}
+#: Those tables laid end to end, in that order: what ``dot_products`` scores the window's histogram with.
+_ALL_TABLES = array("d", [value for tables in _SINGLE_BYTE_TABLES.values() for table in tables for value in table])
+#: Per language, the log-probability of a character its counts lack.
+_UNSEEN: dict[str, Callable[[str], float]] = {
+    language: functools.partial(_unseen_logp, language) for language in FREQUENCIES
+}
+_MEMOS: dict[str, array[float]] = {}
+
+
+def _memo(language: str) -> array[float]:
+    """The compiled likelihood's cache of *language*'s log-probabilities of BMP characters (NaN: not known yet).
+
+    512 KiB a language, made at its first multi-byte candidate (the four CJK languages: 2 MiB).
+    """
+    memo = _MEMOS.get(language)
+    if memo is None:
+        memo = _MEMOS[language] = array("d", [math.nan]) * 0x10000
+    return memo
 
 
 def _mixing_classes(encoding: str) -> bytes | None:

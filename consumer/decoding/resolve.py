@@ -8,7 +8,10 @@ for a whole, already-received body, with two documented improvements:
    precedence order; one that does not decode without errors is recorded in
    ``conflicts`` and the next is tried.  Only when no candidate decodes
    cleanly is the result lossy, and then it is the browser's choice, decoded
-   with U+FFFD and counted.  A byte order mark is not a candidate but the
+   with U+FFFD and counted.  When nothing is declared, the detector's guess is
+   that choice: one that fails strictly (a multi-byte page cut mid-character
+   by a crawler's size limit) is decoded so, not replaced by the windows-1252
+   default, whose clean decode of any bytes says nothing.  A byte order mark is not a candidate but the
    answer, as in the Encoding Standard's decode: malformed bytes after it are
    replaced and counted, never a reason to read the body another way.
 2. *Valid UTF-8 is UTF-8.*  When nothing is declared, a body that is valid
@@ -108,7 +111,8 @@ def resolve(response: Response, lazy_text: bool = False) -> Decoded:
     late ``<meta>`` excepted: the weakest declaration); ISO-2022-JP's escapes
     are looked at before UTF-8 when nothing is declared (it is 7-bit, hence
     valid UTF-8), except for XML, which is UTF-8 by its own rule.  When nothing decodes strictly, the
-    browser's choice (the first candidate) is decoded with U+FFFD counted.
+    browser's choice (the first candidate; with nothing declared, the detector's guess, before the
+    default) is decoded with U+FFFD counted.
     *lazy_text* as in ``decode``.
     """
     if response.bom is not None:
@@ -124,11 +128,13 @@ def resolve(response: Response, lazy_text: bool = False) -> Decoded:
     if damaged_utf8(response.payload):
         trial.note("body is mostly well-formed UTF-8 with errors: not guessing another encoding")
         return trial.with_replacements()
-    return (
-        trial.attempt(_detection(response, declaration, trial.note))
-        or trial.attempt(_default(declaration))
-        or trial.with_replacements()
-    )
+    guess = _detection(response, declaration, trial.note)
+    if declaration is None and guess is not None and guess.encoding not in trial.tried:
+        # Nothing declared: the guess is the browser's choice.  windows-1252 decodes any bytes, so its
+        # clean decode would say nothing against the evidence the guess was made on: a guess that fails
+        # strictly (a body cut mid-character by a crawler's size limit) is decoded with U+FFFD, counted.
+        return trial.attempt(guess) or trial.with_replacements(guess)
+    return trial.attempt(guess) or trial.attempt(_default(declaration)) or trial.with_replacements()
 
 
 class Candidate(NamedTuple):
@@ -263,8 +269,7 @@ def _fallback_override(response: Response, declaration: Candidate | None, note: 
 
 def damaged_utf8(payload: bytes) -> bool:
     """Whether *payload*, not valid UTF-8, is mostly well-formed multi-byte UTF-8 with a few errors."""
-    sequences, errors = utf8_codec.counts(payload)
-    return sequences > errors
+    return utf8_codec.more_sequences_than_errors(payload)
 
 
 def _detection(response: Response, declaration: Candidate | None, note: Note) -> Candidate | None:
@@ -334,13 +339,14 @@ class _Trial:
                 return decoded
         return None
 
-    def with_replacements(self) -> Decoded:
-        """Nothing decodes cleanly: the browser's choice, with U+FFFD counted."""
-        source, encoding, _ = self.first or Candidate("default", DEFAULT_ENCODING)
+    def with_replacements(self, choice: Candidate | None = None) -> Decoded:
+        """Nothing decodes cleanly: the browser's choice (*choice*, else the first candidate), with U+FFFD counted."""
+        source, encoding, confidence = choice or self.first or Candidate("default", DEFAULT_ENCODING)
         override = self.response.override if source == "override" else None
         return with_replacements(
-            encoding, self.response.payload, source, self.response.declared, tuple(self.conflicts), override
-        )
+            encoding, self.response.payload, source, self.response.declared, tuple(self.conflicts), override,
+            confidence,
+        )  # fmt: skip
 
 
 # -- the fast path ---------------------------------------------------------------------------

@@ -459,3 +459,33 @@ def test_detection_finds_the_text_after_64_kib_of_inline_script(text, codec, enc
     decoded = decode(body, HTML)
     assert (decoded.encoding, decoded.source, decoded.lossy) == (encoding, "detector", False)
     assert text in decoded.text
+
+
+# -- nothing declared: the detector's guess is the browser's choice, failing strictly or not ---------------
+
+
+def test_an_undeclared_page_cut_mid_character_is_its_detected_encoding_with_the_cut_counted():
+    # A crawler's size limit cut the page after the lead byte of 曇: CED shows it as Shift_JIS with one U+FFFD.
+    body = page("日本語のページです。東京都の天気予報、今日は晴れのち曇りでしょう。" * 3).encode("cp932")
+    cut = body[: body.rindex("曇".encode("cp932")) + 1]
+    decoded = decode(cut, HTML)
+    assert (decoded.encoding, decoded.source, decoded.replacements, decoded.lossy) == ("Shift_JIS", "detector", 1, True)
+    assert decoded.text.endswith("今日は晴れのち\ufffd") and decoded.confidence > 0.5
+    assert "detector Shift_JIS does not decode without errors" in decoded.conflicts
+    whole = decode(body, HTML)
+    assert (whole.encoding, whole.source, whole.lossy) == ("Shift_JIS", "detector", False)
+
+
+def test_an_undeclared_single_byte_page_with_an_unmapped_byte_is_its_detected_encoding_lossy():
+    # 0xFF is unmapped in windows-1253: the Greek page has one U+FFFD, not windows-1252's "ÅëëçíéêÞ".
+    body = page("Ελληνική σελίδα για τον καιρό στην Αθήνα, σήμερα και αύριο. " * 3).encode("cp1253") + b"\xff"
+    decoded = decode(body, HTML)
+    assert (decoded.encoding, decoded.source, decoded.replacements) == ("windows-1253", "detector", 1)
+    assert "Ελληνική σελίδα" in decoded.text
+
+
+def test_a_declared_page_that_fails_strictly_stays_the_declarations_when_the_guess_fails_too():
+    # The browser's choice is the declaration: the guess (Shift_JIS, failing too) does not replace it.
+    body = page("日本語のページです。東京都の天気予報、今日は晴れのち曇りでしょう。" * 3).encode("cp932")
+    decoded = decode(body[: body.rindex("曇".encode("cp932")) + 1], "text/html; charset=euc-kr")
+    assert (decoded.encoding, decoded.source, decoded.lossy) == ("EUC-KR", "http-header", True)

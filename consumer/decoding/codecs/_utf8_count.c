@@ -4,6 +4,11 @@
  * count(data) -> (sequences, errors)
  *     sequences  the well-formed multi-byte sequences (each one non-ASCII code point)
  *     errors     the U+FFFD the decoder in error mode "replacement" introduces
+ * more_sequences_than_errors(data) -> bool
+ *     sequences > errors, the question resolution asks, answered as soon as the rest of the input
+ *     cannot change it: every sequence starts with a lead byte followed by a continuation byte, so
+ *     when the errors already reach the sequences plus the one in progress plus such pairs still
+ *     to come (counted first, eight bytes a step), the answer is no (a legacy page: early)
  *
  * Why: resolution asks whether an undeclared body is damaged UTF-8 (mostly well-formed multi-byte
  * sequences, a few errors) before detection.  Decoding it to answer calls CPython's error handler
@@ -16,6 +21,9 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define RELEASE_GIL_FROM 65536
 #define HIGH_BITS 0x8080808080808080ULL
@@ -94,6 +102,119 @@ static void count(const unsigned char *in, Py_ssize_t n, Py_ssize_t *sequences, 
     *errors = bad;
 }
 
+/* Bytes that start a sequence (C2..F4) and continuation bytes (80..BF), as bit 7 of each byte of a
+ * little-endian word: for a high byte, t = its low seven bits is 42..74 for a lead, and no sum
+ * below carries into the next byte. */
+#define LOW_BITS 0x7F7F7F7F7F7F7F7FULL
+#define BYTES(b) (0x0101010101010101ULL * (b))
+
+static uint64_t leads(uint64_t word)
+{
+    uint64_t t = word & LOW_BITS;
+    return word & (t + BYTES(0x80 - 0x42)) & ~(t + BYTES(0x7F - 0x74)) & HIGH_BITS;
+}
+
+static uint64_t continuations(uint64_t word)
+{
+    return word & ~(word << 1) & HIGH_BITS;
+}
+
+static int popcount64(uint64_t bits)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(bits);
+#else
+    int total = 0;
+    for (; bits; bits &= bits - 1)
+        total++;
+    return total;
+#endif
+}
+
+/* Lead bytes of in immediately followed by a continuation byte: every well-formed sequence starts
+ * with one such pair, so no more sequences can start in in than this.  Eight bytes a step. */
+static Py_ssize_t sequence_starts(const unsigned char *in, Py_ssize_t n)
+{
+    Py_ssize_t total = 0, k = 0;
+    uint64_t lead_before = 0; /* whether the previous block's last byte is a lead */
+#if defined(__SSE2__)
+    /* Sixteen bytes a step (x86-64 always has SSE2): as signed bytes, a lead is -62..-12. */
+    const __m128i top_two = _mm_set1_epi8((char)0xC0), continuation_bits = _mm_set1_epi8((char)0x80);
+    const __m128i below_leads = _mm_set1_epi8(-63), above_leads = _mm_set1_epi8(-11);
+    for (; k + 16 <= n; k += 16) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(in + k));
+        unsigned lead = (unsigned)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpgt_epi8(bytes, below_leads), _mm_cmplt_epi8(bytes, above_leads)));
+        unsigned continuation =
+            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(bytes, top_two), continuation_bits));
+        total += popcount64(lead & (continuation >> 1)) + (int)(lead_before & continuation & 1);
+        lead_before = lead >> 15;
+    }
+#endif
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        uint64_t lead = leads(word), continuation = continuations(word);
+        total += popcount64(lead & (continuation >> 8)) + (int)(lead_before & (continuation >> 7) & 1);
+        lead_before = lead >> 63;
+    }
+    for (; k < n; k++) {
+        int continuation = (in[k] & 0xC0) == 0x80;
+        total += (int)lead_before & continuation;
+        lead_before = in[k] >= 0xC2 && in[k] <= 0xF4;
+    }
+    return total;
+}
+
+/* count()'s loop, stopping once the rest cannot make the sequences outnumber the errors: no more
+ * sequences can complete than the one in progress and those starting in the rest. */
+static int more_sequences(const unsigned char *in, Py_ssize_t n)
+{
+    Py_ssize_t good = 0, bad = 0, k = 0, to_come = sequence_starts(in, n);
+    unsigned state = 0;
+    while (k < n) {
+        if (bad >= good + to_come + (state != 0))
+            return 0; /* errors never decrease */
+        if (state == 0 && k + 8 <= n) {
+            uint64_t word;
+            memcpy(&word, in + k, 8);
+            if (!(word & HIGH_BITS)) {
+                k += 8;
+                continue;
+            }
+        }
+        Py_ssize_t stop = k + 16 < n ? k + 16 : n;
+        for (; k < stop; k++) {
+            unsigned entry = step[state][in[k]];
+            to_come -= k + 1 < n && in[k] >= 0xC2 && in[k] <= 0xF4 && (in[k + 1] & 0xC0) == 0x80;
+            state = entry & 7;
+            bad += (entry >> 3) & 3;
+            good += entry >> 5;
+        }
+    }
+    if (state != 0)
+        bad++; /* the input ends inside a sequence */
+    return good > bad;
+}
+
+static PyObject *py_more_sequences(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    int more;
+    if (view.len >= RELEASE_GIL_FROM) {
+        Py_BEGIN_ALLOW_THREADS
+        more = more_sequences(view.buf, view.len);
+        Py_END_ALLOW_THREADS
+    } else {
+        more = more_sequences(view.buf, view.len);
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(more);
+}
+
 static PyObject *py_count(PyObject *module, PyObject *data)
 {
     (void)module;
@@ -115,6 +236,8 @@ static PyObject *py_count(PyObject *module, PyObject *data)
 static PyMethodDef methods[] = {
     {"count", py_count, METH_O,
      "count(data, /)\n--\n\n(well-formed multi-byte sequences, errors) of data read as UTF-8."},
+    {"more_sequences_than_errors", py_more_sequences, METH_O,
+     "more_sequences_than_errors(data, /)\n--\n\nWhether count(data) has more sequences than errors."},
     {NULL, NULL, 0, NULL},
 };
 

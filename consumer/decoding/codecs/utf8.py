@@ -62,12 +62,24 @@ def reference_counts(data: bytes) -> tuple[int, int]:
 # sequences and the U+FFFD ``decode`` would introduce, without building the text.  Resolution asks
 # it of bodies that are not valid UTF-8, where decoding calls CPython's error handler per bad byte;
 # _utf8_count.c counts in one pass.
+def reference_more_sequences_than_errors(data: bytes) -> bool:
+    """``more_sequences_than_errors`` from ``reference_counts``."""
+    sequences, errors = reference_counts(data)
+    return sequences > errors
+
+
+# more_sequences_than_errors(data) -> bool: ``counts``' sequences > errors, resolution's "damaged
+# UTF-8?" question; compiled, it stops where the rest of *data* cannot change the answer (its
+# continuation bytes are too few to complete enough sequences): for a legacy page, early.
 try:
     from ._utf8_count import count as _compiled_counts
+    from ._utf8_count import more_sequences_than_errors as _compiled_more_sequences
 
     counts = _compiled_counts
+    more_sequences_than_errors = _compiled_more_sequences
     #: Whether the compiled counter runs (else ``counts`` decodes, with the same answers, slower).
     COUNTS_COMPILED = True
 except ImportError:  # installed without a C compiler
     counts = reference_counts
+    more_sequences_than_errors = reference_more_sequences_than_errors
     COUNTS_COMPILED = False

@@ -1,0 +1,464 @@
+/* Detection's counting and scoring loops, compiled (detection.py says what they are for and keeps
+ * the readable reference of each: reference_high_bytes, reference_dot_products,
+ * reference_text_likelihood; tests/decoding/detection/test_compiled.py checks them equal).
+ *
+ * high_bytes(data) -> (order, counts)
+ *     order   the distinct bytes >= 0x80 of data, in order of first occurrence
+ *     counts  how often each occurs (a list aligned with order)
+ * high_byte_counts(data) -> list[int]
+ *     how often each byte 0x80 + i occurs in data, for i in 0..127 (order does not matter here)
+ * dot_products(order, counts, tables) -> list[float]
+ *     tables  128-entry tables of doubles laid end to end (an array('d'), index: byte - 0x80);
+ *             per table, the sum of count * table[byte - 0x80] over order, added left to right
+ * squeeze(data) -> bytes
+ *     data with each run of ASCII bytes cut to its first two bytes, but for its last three bytes,
+ *     kept as they are
+ * mixed_pairs(sample, classes) -> int
+ *     classes a 256-byte translate table marking bytes "a" (ASCII letters), "n" (the encoding's
+ *             non-Latin letters) or anything else; the adjacent pairs of sample marked "an" or "na"
+ * text_likelihood(text, logp, unseen, memo) -> float
+ *     the sum, over the distinct characters >= U+0080 of text in order of first occurrence, of
+ *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
+ *     logp; memo (an array('d') of 0x10000 entries, NaN where not known yet) keeps the BMP's values
+ *     as doubles, so that a known character costs no str object and no dict lookup
+ *
+ * Why: the Python forms translate the sample and count its pairs in three passes, build a Counter of the window's bytes or characters (a dict operation per
+ * byte) and sum one table per candidate language in a generator: together most of detect()'s time.
+ * The order of additions is the reference's (Counter's first-occurrence order), so the sums are
+ * equal to the last bit: contraction into fused multiply-adds is off.  Linear in the input.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#define HIGH_BITS 0x8080808080808080ULL
+#define TABLE 128
+#define MEMO_SIZE 0x10000
+
+/* The histogram of data's high bytes, four interleaved so that a run of one byte does not wait on
+ * its own increments; order gets each byte at its first occurrence. */
+static int histogram(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[TABLE], unsigned char order[TABLE])
+{
+    Py_ssize_t lanes[4][TABLE];
+    memset(lanes, 0, sizeof lanes);
+    unsigned char seen[TABLE] = {0};
+    int distinct = 0;
+    Py_ssize_t k = 0;
+    while (k < n) {
+        if (k + 8 <= n) {
+            uint64_t word;
+            memcpy(&word, in + k, 8);
+            if (!(word & HIGH_BITS)) {
+                k += 8;
+                continue;
+            }
+            for (int lane = 0; lane < 8; lane++) {
+                unsigned byte = in[k + lane];
+                if (byte >= 0x80) {
+                    byte -= 0x80;
+                    if (!seen[byte]) {
+                        seen[byte] = 1;
+                        order[distinct++] = (unsigned char)(byte + 0x80);
+                    }
+                    lanes[lane & 3][byte]++;
+                }
+            }
+            k += 8;
+            continue;
+        }
+        unsigned byte = in[k++];
+        if (byte >= 0x80) {
+            byte -= 0x80;
+            if (!seen[byte]) {
+                seen[byte] = 1;
+                order[distinct++] = (unsigned char)(byte + 0x80);
+            }
+            lanes[0][byte]++;
+        }
+    }
+    for (int byte = 0; byte < TABLE; byte++)
+        counts[byte] = lanes[0][byte] + lanes[1][byte] + lanes[2][byte] + lanes[3][byte];
+    return distinct;
+}
+
+/* high_byte_counts: every byte of a word holding a high one counted without a branch (in text,
+ * ASCII and high bytes alternate unpredictably), into four tables in turn so that a run of one byte
+ * does not wait on its own increments; words of ASCII skipped.  32-bit counts: a block of at most
+ * 2^31 bytes at a time. */
+#define BLOCK ((Py_ssize_t)0x7FFFFFF8)
+
+static void count_all(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[256])
+{
+    uint32_t lanes[4][256];
+    memset(lanes, 0, sizeof lanes);
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        if (!(word & HIGH_BITS))
+            continue;
+        lanes[0][in[k]]++;
+        lanes[1][in[k + 1]]++;
+        lanes[2][in[k + 2]]++;
+        lanes[3][in[k + 3]]++;
+        lanes[0][in[k + 4]]++;
+        lanes[1][in[k + 5]]++;
+        lanes[2][in[k + 6]]++;
+        lanes[3][in[k + 7]]++;
+    }
+    for (; k < n; k++)
+        lanes[0][in[k]]++;
+    for (int byte = 0; byte < 256; byte++)
+        counts[byte] += (Py_ssize_t)lanes[0][byte] + lanes[1][byte] + lanes[2][byte] + lanes[3][byte];
+}
+
+static PyObject *py_high_byte_counts(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t counts[256] = {0};
+    const unsigned char *in = view.buf;
+    for (Py_ssize_t start = 0; start < view.len; start += BLOCK)
+        count_all(in + start, view.len - start > BLOCK ? BLOCK : view.len - start, counts);
+    PyBuffer_Release(&view);
+    PyObject *list = PyList_New(TABLE);
+    if (list == NULL)
+        return NULL;
+    for (int i = 0; i < TABLE; i++) {
+        PyObject *count = PyLong_FromSsize_t(counts[0x80 + i]);
+        if (count == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, count);
+    }
+    return list;
+}
+
+static PyObject *py_high_bytes(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t counts[TABLE];
+    unsigned char order[TABLE];
+    int distinct = histogram(view.buf, view.len, counts, order);
+    PyBuffer_Release(&view);
+    PyObject *list = PyList_New(distinct);
+    if (list == NULL)
+        return NULL;
+    for (int i = 0; i < distinct; i++) {
+        PyObject *count = PyLong_FromSsize_t(counts[order[i] - 0x80]);
+        if (count == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, count);
+    }
+    PyObject *order_bytes = PyBytes_FromStringAndSize((const char *)order, distinct);
+    if (order_bytes == NULL) {
+        Py_DECREF(list);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", order_bytes, list);
+}
+
+static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "dot_products(order, counts, tables) takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer order, tables;
+    if (PyObject_GetBuffer(args[0], &order, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[2], &tables, PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&order);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    PyObject *counts = PySequence_Fast(args[1], "counts must be a sequence");
+    if (counts == NULL)
+        goto done;
+    const unsigned char *bytes = order.buf;
+    Py_ssize_t distinct = order.len;
+    if (PySequence_Fast_GET_SIZE(counts) != distinct || distinct > TABLE || tables.format == NULL ||
+        strcmp(tables.format, "d") != 0 || tables.len % (TABLE * sizeof(double)) != 0) {
+        PyErr_SetString(PyExc_ValueError, "order and counts must align; tables an array('d') of 128-entry tables");
+        goto done;
+    }
+    double weight[TABLE];
+    int position[TABLE];
+    for (Py_ssize_t i = 0; i < distinct; i++) {
+        if (bytes[i] < 0x80) {
+            PyErr_SetString(PyExc_ValueError, "order holds bytes >= 0x80 only");
+            goto done;
+        }
+        Py_ssize_t count = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(counts, i));
+        if (count == -1 && PyErr_Occurred())
+            goto done;
+        weight[i] = (double)count;
+        position[i] = bytes[i] - 0x80;
+    }
+    const double *table = tables.buf;
+    Py_ssize_t n_tables = tables.len / (Py_ssize_t)(TABLE * sizeof(double));
+    result = PyList_New(n_tables);
+    if (result == NULL)
+        goto done;
+    for (Py_ssize_t t = 0; t < n_tables; t++, table += TABLE) {
+        double total = 0.0;
+        for (Py_ssize_t i = 0; i < distinct; i++) {
+            double product = weight[i] * table[position[i]];
+            total += product;
+        }
+        PyObject *value = PyFloat_FromDouble(total);
+        if (value == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, t, value);
+    }
+done:
+    Py_XDECREF(counts);
+    PyBuffer_Release(&tables);
+    PyBuffer_Release(&order);
+    return result;
+}
+
+static PyObject *py_squeeze(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *in = view.buf;
+    Py_ssize_t tail = view.len < 3 ? view.len : 3, n = view.len - tail, kept = 0;
+    unsigned char *out = PyMem_Malloc((size_t)(view.len ? view.len : 1));
+    if (out == NULL) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    int ascii_before = 0; /* ASCII bytes kept just before, up to 2 */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int ascii = in[k] < 0x80;
+        if (ascii && ascii_before == 2) {
+            /* inside a run: skip ASCII words whole while the run lasts */
+            while (k + 8 <= n) {
+                uint64_t word;
+                memcpy(&word, in + k, 8);
+                if (word & HIGH_BITS)
+                    break;
+                k += 8;
+            }
+            if (k >= n || in[k] < 0x80)
+                continue;
+            ascii = 0;
+        }
+        out[kept++] = in[k];
+        ascii_before = ascii ? ascii_before + 1 : 0;
+    }
+    memcpy(out + kept, in + n, (size_t)tail);
+    kept += tail;
+    PyBuffer_Release(&view);
+    PyObject *result = PyBytes_FromStringAndSize((const char *)out, kept);
+    PyMem_Free(out);
+    return result;
+}
+
+static PyObject *py_mixed_pairs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "mixed_pairs(sample, classes) takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer sample, classes;
+    if (PyObject_GetBuffer(args[0], &sample, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &classes, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&sample);
+        return NULL;
+    }
+    if (classes.len != 256) {
+        PyBuffer_Release(&classes);
+        PyBuffer_Release(&sample);
+        PyErr_SetString(PyExc_ValueError, "classes must be a 256-byte translate table");
+        return NULL;
+    }
+    /* a is 1, n is 2, anything else 0: a pair is "an" or "na" when the product is 2. */
+    unsigned char kind[256];
+    const unsigned char *table = classes.buf;
+    for (int byte = 0; byte < 256; byte++)
+        kind[byte] = table[byte] == 'a' ? 1 : table[byte] == 'n' ? 2 : 0;
+    const unsigned char *in = sample.buf;
+    Py_ssize_t pairs = 0;
+    for (Py_ssize_t k = 1; k < sample.len; k++)
+        pairs += kind[in[k - 1]] * kind[in[k]] == 2;
+    PyBuffer_Release(&classes);
+    PyBuffer_Release(&sample);
+    return PyLong_FromSsize_t(pairs);
+}
+
+/* One character's log-probability: the memo's, else logp's, else unseen's (stored in logp). */
+static int character_logp(Py_UCS4 code_point, PyObject *logp, PyObject *unseen, double *memo, double *value)
+{
+    if (memo != NULL && code_point < MEMO_SIZE && !isnan(memo[code_point])) {
+        *value = memo[code_point];
+        return 0;
+    }
+    PyObject *key = PyUnicode_FromOrdinal((int)code_point);
+    if (key == NULL)
+        return -1;
+    PyObject *found = PyDict_GetItemWithError(logp, key); /* borrowed */
+    if (found != NULL) {
+        Py_INCREF(found);
+    } else if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return -1;
+    } else {
+        found = PyObject_CallOneArg(unseen, key);
+        if (found == NULL || PyDict_SetItem(logp, key, found) < 0) {
+            Py_XDECREF(found);
+            Py_DECREF(key);
+            return -1;
+        }
+    }
+    Py_DECREF(key);
+    *value = PyFloat_AsDouble(found);
+    Py_DECREF(found);
+    if (*value == -1.0 && PyErr_Occurred())
+        return -1;
+    if (memo != NULL && code_point < MEMO_SIZE)
+        memo[code_point] = *value;
+    return 0;
+}
+
+static PyObject *py_text_likelihood(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "text_likelihood(text: str, logp: dict, unseen, memo) takes 4 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0], *logp = args[1], *unseen = args[2];
+    Py_buffer memo_view;
+    if (PyObject_GetBuffer(args[3], &memo_view, PyBUF_WRITABLE | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (memo_view.format == NULL || strcmp(memo_view.format, "d") != 0 ||
+        memo_view.len != (Py_ssize_t)(MEMO_SIZE * sizeof(double))) {
+        PyBuffer_Release(&memo_view);
+        PyErr_SetString(PyExc_ValueError, "memo must be an array('d') of 0x10000 entries");
+        return NULL;
+    }
+    double *memo = memo_view.buf;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) {
+        PyBuffer_Release(&memo_view);
+        return NULL;
+    }
+#endif
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+
+    /* Distinct characters >= U+0080 in order of first occurrence, counted in an open-addressing
+     * table (a code point >= 0x80 is never 0, the empty slot's key) sized for the non-ASCII
+     * characters: a mostly ASCII text needs a small one.  Each str kind is read in its own loop. */
+    Py_ssize_t high = 0;
+#define COUNT_HIGH(TYPE)                                                                                     \
+    for (Py_ssize_t i = 0; i < length; i++)                                                                  \
+        high += ((const TYPE *)data)[i] >= 0x80;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        COUNT_HIGH(Py_UCS1)
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        COUNT_HIGH(Py_UCS2)
+    } else {
+        COUNT_HIGH(Py_UCS4)
+    }
+    Py_ssize_t capacity = 64;
+    while (capacity < 2 * high)
+        capacity *= 2;
+    Py_UCS4 *keys = PyMem_Calloc((size_t)capacity, sizeof(Py_UCS4));
+    Py_ssize_t *slot_counts = PyMem_Calloc((size_t)capacity, sizeof(Py_ssize_t));
+    Py_ssize_t *order = PyMem_Malloc((size_t)(high ? high : 1) * sizeof(Py_ssize_t));
+    PyObject *result = NULL;
+    if (keys == NULL || slot_counts == NULL || order == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t distinct = 0;
+#define COUNT_DISTINCT(TYPE)                                                                                 \
+    for (Py_ssize_t i = 0; i < length; i++) {                                                                \
+        Py_UCS4 code_point = ((const TYPE *)data)[i];                                                        \
+        if (code_point < 0x80)                                                                               \
+            continue;                                                                                        \
+        Py_ssize_t slot = (Py_ssize_t)((code_point * 2654435761u) & (uint32_t)(capacity - 1));               \
+        while (keys[slot] != 0 && keys[slot] != code_point)                                                  \
+            slot = (slot + 1) & (capacity - 1);                                                              \
+        if (keys[slot] == 0) {                                                                               \
+            keys[slot] = code_point;                                                                         \
+            order[distinct++] = slot;                                                                        \
+        }                                                                                                    \
+        slot_counts[slot]++;                                                                                 \
+    }
+    if (kind == PyUnicode_1BYTE_KIND) {
+        COUNT_DISTINCT(Py_UCS1)
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        COUNT_DISTINCT(Py_UCS2)
+    } else {
+        COUNT_DISTINCT(Py_UCS4)
+    }
+    double total = 0.0;
+    for (Py_ssize_t i = 0; i < distinct; i++) {
+        double value;
+        if (character_logp(keys[order[i]], logp, unseen, memo, &value) < 0)
+            goto done;
+        double product = (double)slot_counts[order[i]] * value;
+        total += product;
+    }
+    result = PyFloat_FromDouble(total);
+done:
+    PyMem_Free(keys);
+    PyMem_Free(slot_counts);
+    PyMem_Free(order);
+    PyBuffer_Release(&memo_view);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"high_bytes", py_high_bytes, METH_O,
+     "high_bytes(data, /)\n--\n\n(distinct bytes >= 0x80 in order of first occurrence, their counts)."},
+    {"high_byte_counts", py_high_byte_counts, METH_O,
+     "high_byte_counts(data, /)\n--\n\nHow often each byte 0x80 + i occurs in data, i in 0..127."},
+    {"dot_products", (PyCFunction)(void (*)(void))py_dot_products, METH_FASTCALL,
+     "dot_products(order, counts, tables, /)\n--\n\nPer 128-entry table, the sum of count * table[byte - 0x80]."},
+    {"squeeze", py_squeeze, METH_O, "squeeze(data, /)\n--\n\ndata with each run of ASCII bytes cut to its first two bytes, its last three kept."},
+    {"mixed_pairs", (PyCFunction)(void (*)(void))py_mixed_pairs, METH_FASTCALL,
+     "mixed_pairs(sample, classes, /)\n--\n\nAdjacent pairs of sample its classes mark \"an\" or \"na\"."},
+    {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
+     "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
+     "distinct non-ASCII characters."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_detection_counts",
+    "Detection's counting and scoring loops, compiled (see _detection_counts.c).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__detection_counts(void)
+{
+    return PyModule_Create(&module_def);
+}

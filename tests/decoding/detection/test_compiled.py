@@ -1,0 +1,190 @@
+"""Detection's compiled loops (``_detection_counts.c``) equal their readable references in
+``detection.py`` exactly: the histogram, every dot product and every character likelihood to the last
+bit, on generated inputs and corpus pages; and ``detect``/``ranked`` answer alike on either path."""
+
+from __future__ import annotations
+
+import math
+import random
+from array import array
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from consumer.decoding import detection
+from consumer.decoding.codecs.cpython import DECODERS
+
+from corpus import LOCALES, corpus, page
+
+pytestmark = pytest.mark.skipif(not detection.COMPILED, reason="the _detection_counts extension was not built")
+if detection.COMPILED:
+    from consumer.decoding import _detection_counts as compiled
+
+
+def test_the_extension_is_built_in_a_development_install() -> None:
+    assert detection.COMPILED
+    assert detection.high_bytes is compiled.high_bytes and detection.dot_products is compiled.dot_products
+    assert detection.mixed_pairs is compiled.mixed_pairs and detection.squeeze is compiled.squeeze
+    assert detection.high_byte_counts is compiled.high_byte_counts
+
+
+# -- the histogram -------------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_high_bytes_of_generated_bytes(data: bytes) -> None:
+    assert compiled.high_bytes(data) == detection.reference_high_bytes(data)
+    assert compiled.high_byte_counts(data) == detection.reference_high_byte_counts(data)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"<p>", b"\x80", b"\xff", b"\xc3\xa9", bytes(range(0x7C, 0x84))]), max_size=400))
+def test_high_bytes_of_runs_and_mixtures(chunks: list[bytes]) -> None:
+    data = b"".join(chunks)  # runs of one byte and ASCII words, across the eight-byte steps
+    assert compiled.high_bytes(data) == detection.reference_high_bytes(data)
+    assert compiled.high_byte_counts(data) == detection.reference_high_byte_counts(data)
+
+
+def test_high_bytes_of_every_byte_and_of_corpus_pages() -> None:
+    every = bytes(range(256)) * 3 + bytes(range(255, -1, -1))
+    assert compiled.high_bytes(every) == detection.reference_high_bytes(every)
+    for made in corpus(1, 5):
+        assert compiled.high_bytes(made.body) == detection.reference_high_bytes(made.body)
+        assert compiled.high_byte_counts(made.body) == detection.reference_high_byte_counts(made.body)
+
+
+# -- the dot products ----------------------------------------------------------------------------------
+
+
+def test_dot_products_with_the_models_tables_on_corpus_pages() -> None:
+    for made in corpus(1, 6):
+        order, counts = detection.reference_high_bytes(made.body)
+        sums = compiled.dot_products(order, counts, detection._ALL_TABLES)
+        assert sums == detection.reference_dot_products(order, counts, detection._ALL_TABLES)  # to the last bit
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.binary(max_size=300),
+    st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=128, max_size=128 * 3),
+)
+def test_dot_products_of_generated_histograms_and_tables(data: bytes, values: list[float]) -> None:
+    tables = array("d", values[: len(values) // 128 * 128])
+    order, counts = detection.reference_high_bytes(data)
+    assert compiled.dot_products(order, counts, tables) == detection.reference_dot_products(order, counts, tables)
+
+
+def test_dot_products_refuses_what_it_cannot_read() -> None:
+    with pytest.raises(ValueError):
+        compiled.dot_products(b"\x80", [1, 2], detection._ALL_TABLES)  # counts do not align
+    with pytest.raises(ValueError):
+        compiled.dot_products(b"a", [1], detection._ALL_TABLES)  # an ASCII byte
+    with pytest.raises(ValueError):
+        compiled.dot_products(b"\x80", [1], array("d", [0.0] * 100))  # not whole tables
+    with pytest.raises(ValueError):
+        compiled.dot_products(b"\x80", [1], array("f", [0.0] * 128))  # not doubles
+
+
+# -- the squeezed window (whether it decodes alike: test_squeeze.py) ---------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"ab", b"abcdefghijk", b"\x81", b"\xa4@", b"\xff\xfe"]), max_size=60))
+def test_squeeze_of_runs(chunks: list[bytes]) -> None:
+    data = b"".join(chunks)  # ASCII runs of every length, across the eight-byte steps, and at the end
+    assert compiled.squeeze(data) == detection.reference_squeeze(data)
+
+
+def test_squeeze_of_corpus_pages() -> None:
+    for made in corpus(1, 13):
+        assert compiled.squeeze(made.body) == detection.reference_squeeze(made.body)
+
+
+# -- the script-mixing pairs -------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.sampled_from(sorted(detection._MIXING_CLASSES)))
+def test_mixed_pairs_of_generated_bytes(sample: bytes, encoding: str) -> None:
+    classes = detection._MIXING_CLASSES[encoding]
+    assert compiled.mixed_pairs(sample, classes) == detection.reference_mixed_pairs(sample, classes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="an.", max_size=200))
+def test_mixed_pairs_of_runs_of_classes(marks: str) -> None:
+    # "ana", "nan", "aann": pairs sharing a letter, which a count of non-overlapping substrings could miss.
+    identity = bytes(range(256))
+    assert compiled.mixed_pairs(marks.encode(), identity) == detection.reference_mixed_pairs(marks.encode(), identity)
+
+
+def test_mixed_pairs_of_corpus_pages_and_a_wrong_table() -> None:
+    for made in corpus(1, 4):
+        for encoding, classes in detection._MIXING_CLASSES.items():
+            sample = made.body[: detection.MIXING_SAMPLE]
+            assert compiled.mixed_pairs(sample, classes) == detection.reference_mixed_pairs(sample, classes), encoding
+    with pytest.raises(ValueError):
+        compiled.mixed_pairs(b"abc", b"short")
+
+
+# -- the character likelihood --------------------------------------------------------------------------
+
+
+def likelihoods_agree(text: str, language: str) -> None:
+    unseen = detection._UNSEEN[language]
+    reference_logp = dict(detection._CHARACTER_LOGP[language])
+    compiled_logp = dict(reference_logp)
+    memo = array("d", [math.nan]) * 0x10000
+    expected = detection.reference_text_likelihood(text, reference_logp, unseen)
+    assert compiled.text_likelihood(text, compiled_logp, unseen, memo) == expected
+    assert compiled_logp == reference_logp  # the same characters remembered, with the same values
+    assert compiled.text_likelihood(text, compiled_logp, unseen, memo) == expected  # from the memo now
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.sampled_from(["ja", "zh_cn", "zh_tw", "ko", "ru", "el"]))
+def test_text_likelihood_of_generated_text(text: str, language: str) -> None:
+    likelihoods_agree(text, language)
+
+
+@pytest.mark.parametrize(
+    ("locale", "encoding"), [("ja_JP", "Shift_JIS"), ("zh_CN", "gb18030"), ("zh_TW", "Big5"), ("ko_KR", "EUC-KR")]
+)
+def test_text_likelihood_of_corpus_pages(locale: str, encoding: str) -> None:
+    made = page(locale, encoding, 20_000, 3)
+    assert made is not None
+    likelihoods_agree(made.text, LOCALES[locale][0])
+    # Read as another CJK encoding: the characters a wrong candidate produces, many unseen.
+    for other in ("Shift_JIS", "EUC-KR", "Big5", "GBK"):
+        likelihoods_agree(made.body.decode(DECODERS[other], "replace"), LOCALES[locale][0])
+
+
+def test_text_likelihood_refuses_a_wrong_memo() -> None:
+    with pytest.raises(ValueError):
+        compiled.text_likelihood("日本", {}, detection._UNSEEN["ja"], array("d", [0.0] * 10))
+    with pytest.raises(TypeError):
+        compiled.text_likelihood(b"bytes", {}, detection._UNSEEN["ja"], array("d", [0.0] * 0x10000))  # type: ignore[arg-type]
+
+
+# -- detect and ranked, on either path ---------------------------------------------------------------
+
+
+def answers(bodies: list[tuple[bytes, str | None]]) -> list[tuple[detection.Detection, tuple[str, ...]]]:
+    return [(detection.detect(body, tld), detection.ranked(body, tld)) for body, tld in bodies]
+
+
+def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(11)
+    bodies: list[tuple[bytes, str | None]] = [(made.body, made.tld) for made in corpus(1, 9)]
+    bodies += [(made.body[: len(made.body) // 3], None) for made in corpus(1, 10, min_size=150, max_size=700)]
+    bodies += [(bytes(rng.getrandbits(8) for _ in range(rng.choice([10, 500, 5000]))), None) for _ in range(60)]
+    compiled_answers = answers(bodies)
+    monkeypatch.setattr(detection, "COMPILED", False)
+    monkeypatch.setattr(detection, "high_bytes", detection.reference_high_bytes)
+    monkeypatch.setattr(detection, "dot_products", detection.reference_dot_products)
+    monkeypatch.setattr(detection, "mixed_pairs", detection.reference_mixed_pairs)
+    monkeypatch.setattr(detection, "squeeze", detection.reference_squeeze)
+    monkeypatch.setattr(detection, "high_byte_counts", detection.reference_high_byte_counts)
+    assert answers(bodies) == compiled_answers
