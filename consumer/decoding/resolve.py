@@ -41,7 +41,7 @@ from .attempt import strictly, utf8, with_replacements
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .decoded import Decoded, Source, binary_decoded
-from .detection import DEFAULT_ENCODING, detect
+from .detection import DEFAULT_ENCODING, MAX_EXAMINED, detect
 from .hosts import host_of, tld_of
 from .late_meta import late_meta_labels
 from .mime_sniff import non_text_type
@@ -56,8 +56,15 @@ from .response import (
     read_response,
 )
 
-#: A detector guess is taken after failed declarations only above this confidence.
+#: A detector guess is taken after failed declarations only above this confidence...
 CONFIDENT_DETECTION = 0.5
+#: ... and from at least this many non-ASCII bytes.  On fewer the candidates' softmax can be sure of
+#: the wrong one ("Grinius-Gaižauskas" in windows-1257 read as windows-1254 at 0.9997, "στη" in
+#: windows-1253 as windows-1252 at 0.95, "<p>Шум</p>" in windows-1251 as windows-1250 at 0.51):
+#: overruling a declaration on so little publishes wrong text as clean, where keeping the
+#: declaration quarantines it lossy, as a browser shows it.
+OVERRULING_EVIDENCE = 16
+_ASCII = bytes(range(0x80))
 
 
 def decode(
@@ -284,7 +291,17 @@ def _detection(response: Response, declaration: Candidate | None, note: Note) ->
     if declared_firmly and guess.confidence < CONFIDENT_DETECTION:
         note(f"detector guessed {guess.encoding} with low confidence {guess.confidence:.2f}: not used")
         return None
+    evidence = _non_ascii_bytes(response.payload) if declared_firmly else OVERRULING_EVIDENCE
+    if evidence < OVERRULING_EVIDENCE:
+        note(f"detector guessed {guess.encoding} from {evidence} non-ASCII bytes, too few to overrule "
+             f"the declaration: not used")  # fmt: skip
+        return None
     return Candidate("detector", guess.encoding, guess.confidence)
+
+
+def _non_ascii_bytes(payload: bytes) -> int:
+    """Non-ASCII bytes of *payload*'s first ``MAX_EXAMINED`` (what detection reads), counted in C."""
+    return len(payload[:MAX_EXAMINED].translate(None, _ASCII))
 
 
 def _default(declaration: Candidate | None) -> Candidate | None:
