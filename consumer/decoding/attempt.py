@@ -4,7 +4,9 @@
 without errors under the encoding (the Encoding Standard's decode, error mode
 fatal), else None.  ``with_replacements`` decodes them whatever they hold,
 U+FFFD counted: what is left when no candidate decodes strictly, and after a
-byte order mark, which is final.
+byte order mark, which is final.  ``as_final`` is either, whichever the bytes
+make it, from one decode: for the candidate that is the answer whether or not
+it decodes strictly.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Mapping
 from .codecs import decode_bytes, decode_strict
 from .codecs.utf8 import is_valid as utf8_is_valid
 from .decoded import Decoded, Source
-from .mojibake import looks_double_encoded, utf8_looks_double_encoded
+from .mojibake import looks_double_encoded, possible_in, utf8_looks_double_encoded
 from .overrides import Override
 
 
@@ -41,13 +43,28 @@ def strictly(
     text = decode_strict(encoding, data)
     if text is None:
         return None
+    return _clean(text, encoding, source, declared, conflicts, confidence, override, lazy_text)
+
+
+def _clean(
+    text: str,
+    encoding: str,
+    source: Source,
+    declared: Mapping[str, str | None],
+    conflicts: tuple[str, ...],
+    confidence: float | None,
+    override: Override | None,
+    lazy_text: bool,
+) -> Decoded:
+    """The ``Decoded`` of *text*, a decode by *encoding* (not UTF-8) without errors."""
     if lazy_text:
         # The writer will need the text's UTF-8 and the mojibake check reads it: encoded once, for
         # both.  A strict decode holds no lone surrogate.
         encoded = text.encode("utf-8")
-        mojibake = utf8_looks_double_encoded(encoded)
+        mojibake = possible_in(encoding) and utf8_looks_double_encoded(encoded)
         return Decoded(text, encoding, source, 0, declared, conflicts, confidence, mojibake, override, None, encoded)
-    return Decoded(text, encoding, source, 0, declared, conflicts, confidence, looks_double_encoded(text), override)
+    mojibake = possible_in(encoding) and looks_double_encoded(text)
+    return Decoded(text, encoding, source, 0, declared, conflicts, confidence, mojibake, override)
 
 
 def with_replacements(
@@ -61,8 +78,27 @@ def with_replacements(
 ) -> Decoded:
     """*data* decoded as *encoding*, one U+FFFD per malformed sequence as the standard says, counted."""
     text, replacements = decode_bytes(encoding, data)
-    mojibake = looks_double_encoded(text)
+    mojibake = possible_in(encoding) and looks_double_encoded(text)
     return Decoded(text, encoding, source, replacements, declared, conflicts, confidence, mojibake, override)
+
+
+def as_final(
+    encoding: str,
+    data: bytes,
+    source: Source,
+    declared: Mapping[str, str | None],
+    conflicts: tuple[str, ...],
+    confidence: float | None,
+    failed: str,
+    lazy_text: bool = False,
+) -> Decoded:
+    """``strictly`` when *data* decodes as *encoding* (not UTF-8) without errors, else ``with_replacements``
+    with *failed* added to *conflicts*: the same ``Decoded`` either way, from one decode, not two."""
+    text, replacements = decode_bytes(encoding, data)  # the strict decode's text when nothing is replaced
+    if not replacements:
+        return _clean(text, encoding, source, declared, conflicts, confidence, None, lazy_text)
+    mojibake = possible_in(encoding) and looks_double_encoded(text)
+    return Decoded(text, encoding, source, replacements, declared, (*conflicts, failed), confidence, mojibake, None)
 
 
 def utf8(

@@ -255,6 +255,11 @@ def _evidence_start(body: bytes) -> int:
     return first_high.start() - _CONTEXT_BYTES
 
 
+def non_ascii_bytes(body: bytes) -> int:
+    """The non-ASCII bytes among *body*'s first ``MAX_EXAMINED``: how much a guess can go on, at most."""
+    return sum(high_byte_counts(body[:MAX_EXAMINED]))
+
+
 def _fallback(hint: str | None) -> str:
     return TLD_HINTS.get(hint, (DEFAULT_ENCODING,))[0] if hint else DEFAULT_ENCODING
 

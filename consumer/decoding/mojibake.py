@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .data.whatwg import SINGLE_BYTE
+
 # windows-1252's 0x80-0x9F.  The five bytes it leaves undefined (81, 8D, 8F,
 # 90, 9D) decode as the C1 controls U+0081... in browsers, as ISO-8859-1
 # decodes all 32, so those map back to the same bytes.
@@ -69,6 +71,22 @@ SINGLE_SEQUENCE_SHARE = 0.25
 #: whole page, its head and first paragraphs included.  Bytes rather than characters, so that the
 #: scans' cost does not grow threefold on CJK text.
 MAX_BYTES = 16384
+
+
+def possible_in(encoding: str) -> bool:
+    """Whether a text decoded from *encoding* can look double-encoded at all.
+
+    Every double-encoded sequence starts with a lead character U+00C2-U+00F4
+    ("Ã" of "Ã©"): a single-byte encoding that maps no byte to one (the
+    Cyrillic, Greek, Arabic and Thai ones) never gives a text the check could
+    flag, so it is not run.  Any other encoding may.
+    """
+    return encoding not in _WITHOUT_LEAD_CHARACTERS
+
+
+_WITHOUT_LEAD_CHARACTERS = frozenset(
+    name for name, table in SINGLE_BYTE.items() if not any("\u00c2" <= char <= "\u00f4" for char in table)
+)
 
 
 def looks_double_encoded(text: str) -> bool:

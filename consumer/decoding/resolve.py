@@ -33,15 +33,16 @@ response whole but takes its answer from the same steps (tested equal to
 
 from __future__ import annotations
 
+import codecs
 import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from .attempt import strictly, utf8, with_replacements
+from .attempt import as_final, strictly, utf8, with_replacements
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .decoded import Decoded, Source, binary_decoded
-from .detection import DEFAULT_ENCODING, MAX_EXAMINED, detect
+from .detection import DEFAULT_ENCODING, detect, non_ascii_bytes
 from .hosts import host_of, tld_of
 from .late_meta import late_meta_labels
 from .mime_sniff import non_text_type
@@ -64,7 +65,6 @@ CONFIDENT_DETECTION = 0.5
 #: overruling a declaration on so little publishes wrong text as clean, where keeping the
 #: declaration quarantines it lossy, as a browser shows it.
 OVERRULING_EVIDENCE = 16
-_ASCII = bytes(range(0x80))
 
 
 def decode(
@@ -140,7 +140,7 @@ def resolve(response: Response, lazy_text: bool = False) -> Decoded:
         # Nothing declared: the guess is the browser's choice.  windows-1252 decodes any bytes, so its
         # clean decode would say nothing against the evidence the guess was made on: a guess that fails
         # strictly (a body cut mid-character by a crawler's size limit) is decoded with U+FFFD, counted.
-        return trial.attempt(guess) or trial.with_replacements(guess)
+        return trial.final(guess)
     return trial.attempt(guess) or trial.attempt(_default(declaration)) or trial.with_replacements()
 
 
@@ -291,17 +291,12 @@ def _detection(response: Response, declaration: Candidate | None, note: Note) ->
     if declared_firmly and guess.confidence < CONFIDENT_DETECTION:
         note(f"detector guessed {guess.encoding} with low confidence {guess.confidence:.2f}: not used")
         return None
-    evidence = _non_ascii_bytes(response.payload) if declared_firmly else OVERRULING_EVIDENCE
+    evidence = non_ascii_bytes(response.payload) if declared_firmly else OVERRULING_EVIDENCE
     if evidence < OVERRULING_EVIDENCE:
         note(f"detector guessed {guess.encoding} from {evidence} non-ASCII bytes, too few to overrule "
              f"the declaration: not used")  # fmt: skip
         return None
     return Candidate("detector", guess.encoding, guess.confidence)
-
-
-def _non_ascii_bytes(payload: bytes) -> int:
-    """Non-ASCII bytes of *payload*'s first ``MAX_EXAMINED`` (what detection reads), counted in C."""
-    return len(payload[:MAX_EXAMINED].translate(None, _ASCII))
 
 
 def _default(declaration: Candidate | None) -> Candidate | None:
@@ -348,6 +343,18 @@ class _Trial:
             self.note(f"{source} {encoding} does not decode without errors")
         return decoded
 
+    def final(self, candidate: Candidate) -> Decoded:
+        """The body decoded by *candidate*, the answer: strictly when it can be, else with U+FFFD counted
+        (``attempt``, then ``with_replacements``, from one decode).  Its encoding was not tried yet."""
+        if self.first is None:
+            self.first = candidate
+        self.tried.add(candidate.encoding)
+        source, encoding, confidence = candidate
+        return as_final(
+            encoding, self.response.payload, source, self.response.declared, tuple(self.conflicts), confidence,
+            f"{source} {encoding} does not decode without errors", self.lazy_text,
+        )  # fmt: skip
+
     def first_strict(self, candidates: Iterator[Candidate | None]) -> Decoded | None:
         """The body decoded by the first of *candidates* that decodes it strictly, or None."""
         for candidate in candidates:
@@ -391,6 +398,8 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
     declared, _ = declared_by(None, header, meta, None)  # nothing to disagree about
     candidate = _first_without_the_body(header, meta)
     if candidate is None:  # the first candidate depends on the body: the same steps, on it
+        if not _starts_as_utf8(body):
+            return None  # answered here only as valid UTF-8: not worth a scan for a late <meta>
         response = Response(body, None, None, None, header, False, False, declared, ())
         try:
             candidate = _first(declarations(response, _disputed)) or _first(undeclared(response, None, _disputed))
@@ -416,6 +425,17 @@ def _first_without_the_body(header: str | None, meta: str | None) -> Candidate |
 
 
 _UTF8_OR_NOTHING = (None, "UTF-8")
+#: Bytes of an undeclared body checked for UTF-8 before its steps run: a legacy page fails within them.
+_UTF8_PREFIX = 4096
+
+
+def _starts_as_utf8(body: bytes) -> bool:
+    """Whether *body*'s first ``_UTF8_PREFIX`` bytes are UTF-8, but for a character cut at their end."""
+    try:
+        codecs.utf_8_decode(body[:_UTF8_PREFIX], "strict", False)  # final=False: a cut character is no error
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class _Disputed(Exception):

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from consumer.decoding import mojibake
+from consumer.decoding import decode, mojibake
+from consumer.decoding.codecs import SUPPORTED
+from consumer.decoding.data.whatwg import SINGLE_BYTE
 from consumer.decoding.mojibake import MAX_BYTES, looks_double_encoded, utf8_looks_double_encoded
 
 try:
@@ -153,3 +155,38 @@ def test_a_window_ending_inside_a_character_keeps_only_whole_characters(cut):
     text = "é" * 100 + "x" * (MAX_BYTES + cut - 4 - 204) + "Ã©" + "Ã©"
     assert len(text.encode("utf-8")) == MAX_BYTES + cut
     assert looks_double_encoded(text) == utf8_looks_double_encoded(text.encode("utf-8")) == (cut == 0)
+
+
+# -- encodings in which no text can look double-encoded ------------------------------------------
+
+LEAD_CHARACTERS = st.characters(min_codepoint=0xC2, max_codepoint=0xF4)
+
+
+@given(text=st.text())
+def test_a_text_without_a_lead_character_never_looks_double_encoded(text):
+    # What possible_in relies on: every flagged sequence starts with a character U+00C2-U+00F4.
+    without_leads = "".join(char for char in text if not "\u00c2" <= char <= "\u00f4")
+    assert not looks_double_encoded(without_leads)
+
+
+@pytest.mark.parametrize("encoding", sorted(SINGLE_BYTE))
+def test_possible_in_a_single_byte_encoding_exactly_when_it_maps_a_byte_to_a_lead_character(encoding):
+    leads = [char for char in SINGLE_BYTE[encoding] if "\u00c2" <= char <= "\u00f4"]
+    assert mojibake.possible_in(encoding) is bool(leads)
+
+
+def test_the_cyrillic_greek_arabic_and_thai_encodings_are_spared_the_check():
+    spared = {"windows-1251", "KOI8-R", "KOI8-U", "IBM866", "ISO-8859-5", "x-mac-cyrillic", "windows-1253",
+              "ISO-8859-7", "ISO-8859-6", "windows-874"}  # fmt: skip
+    assert {encoding for encoding in SUPPORTED if not mojibake.possible_in(encoding)} == spared
+
+
+@pytest.mark.parametrize("encoding", ["windows-1252", "windows-1250", "windows-1256", "Shift_JIS", "GBK", "UTF-8"])
+def test_the_check_runs_where_a_lead_character_can_be_decoded(encoding):
+    assert mojibake.possible_in(encoding)
+
+
+def test_a_double_encoded_page_in_windows_1252_is_still_flagged_through_decode():
+    body = double_encoded("Café crème, déjà vu — voilà.").encode("cp1252")
+    assert decode(body, "text/html; charset=windows-1252").mojibake_suspected
+    assert decode(body, "text/html; charset=windows-1252", lazy_text=True).mojibake_suspected

@@ -68,3 +68,19 @@ def test_the_shortcut_takes_the_common_responses(body, content_type, source):
 )
 def test_the_shortcut_leaves_everything_else_to_the_resolution(body, content_type):
     assert undisputed_utf8(body, content_type_facts(content_type)) is None
+
+
+@pytest.mark.parametrize("offset", range(-3, 4))
+def test_a_character_across_the_checked_prefix_end_is_still_utf8(offset):
+    # The shortcut checks an undeclared body's first 4096 bytes before its steps: a character those
+    # bytes cut is no error, wherever it falls.
+    head = b"<!doctype html><p>" + b"a" * (4096 - 18 + offset)
+    body = head + "€ and ü".encode() * 3
+    decoded = _agrees_with_the_resolution(body, HTML)
+    assert decoded is not None and decoded.source == "utf-8-valid"
+
+
+def test_a_legacy_page_invalid_past_the_checked_prefix_is_left_to_the_resolution():
+    body = b"<!doctype html><p>" + b"a" * 5000 + "Привет".encode("cp1251")
+    assert undisputed_utf8(body, content_type_facts(HTML)) is None
+    assert resolve(read_response(body, content_type_facts(HTML), None, None)).encoding != "UTF-8"

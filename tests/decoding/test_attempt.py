@@ -1,0 +1,47 @@
+"""One candidate's decode (attempt.py): ``as_final`` is ``strictly``, else ``with_replacements``, in one decode."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from consumer.decoding.attempt import as_final, strictly, with_replacements
+from consumer.decoding.codecs import SUPPORTED
+
+ENCODINGS = sorted(SUPPORTED - {"UTF-8"})  # UTF-8 has its own attempt (attempt.utf8)
+DECLARED = {"bom": None, "http-header": None, "meta": None, "xml": None}
+FAILED = "detector X does not decode without errors"
+
+
+def _strictly_else_with_replacements(encoding: str, data: bytes, lazy_text: bool):
+    decoded = strictly(encoding, data, "detector", DECLARED, ("before",), 0.75, None, lazy_text)
+    if decoded is not None:
+        return decoded
+    return with_replacements(encoding, data, "detector", DECLARED, ("before", FAILED), None, 0.75)
+
+
+@settings(max_examples=600, deadline=None)
+@given(encoding=st.sampled_from(ENCODINGS), data=st.binary(max_size=300), lazy_text=st.booleans())
+def test_as_final_is_the_strict_decode_else_the_lossy_one(encoding, data, lazy_text):
+    final = as_final(encoding, data, "detector", DECLARED, ("before",), 0.75, FAILED, lazy_text)
+    expected = _strictly_else_with_replacements(encoding, data, lazy_text)
+    assert final == expected
+    assert final.utf8 == expected.utf8  # the lazy writer's bytes too (Decoded's == leaves them out)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "data"),
+    [
+        ("GBK", "中文页面".encode("gbk")[:-1]),  # cut mid-character by a size limit
+        ("Shift_JIS", "日本語".encode("shift_jis") + b"\xff"),
+        ("windows-1251", "Привет".encode("cp1251")),
+        ("windows-1252", "Ã©tÃ©".encode("cp1252")),  # double-encoded: flagged either way
+    ],
+)
+@pytest.mark.parametrize("lazy_text", [False, True])
+def test_as_final_on_pages_a_crawl_sends(encoding, data, lazy_text):
+    final = as_final(encoding, data, "detector", DECLARED, ("before",), 0.75, FAILED, lazy_text)
+    expected = _strictly_else_with_replacements(encoding, data, lazy_text)
+    assert final == expected and final.utf8 == expected.utf8
+    assert (FAILED in final.conflicts) is final.lossy
