@@ -33,7 +33,6 @@ response whole but takes its answer from the same steps (tested equal to
 
 from __future__ import annotations
 
-import codecs
 import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -252,8 +251,9 @@ def _iso_2022_jp_escapes(response: Response, declaration: Candidate | None) -> C
     if declaration is not None or response.is_xml:
         return None
     payload = response.payload
-    # Every escape starts with ESC: the memchr-speed test spares the other two most bodies.
-    if b"\x1b" in payload and payload.isascii() and SWITCHING_ESCAPE.search(payload):
+    # ISO-2022-JP is 7-bit and every escape starts with ESC: isascii stops at a body's first
+    # non-ASCII byte, usually early, and the memchr-speed search spares the pattern most ASCII bodies.
+    if payload.isascii() and b"\x1b" in payload and SWITCHING_ESCAPE.search(payload):
         guess = detect(payload, tld_of(host_of(response.url)))
         return Candidate("detector", guess.encoding, guess.confidence)
     return None
@@ -430,12 +430,16 @@ _UTF8_PREFIX = 4096
 
 
 def _starts_as_utf8(body: bytes) -> bool:
-    """Whether *body*'s first ``_UTF8_PREFIX`` bytes are UTF-8, but for a character cut at their end."""
-    try:
-        codecs.utf_8_decode(body[:_UTF8_PREFIX], "strict", False)  # final=False: a cut character is no error
-    except UnicodeDecodeError:
-        return False
-    return True
+    """Whether *body*'s first ``_UTF8_PREFIX`` bytes are UTF-8, but for a character cut at their end.
+
+    A necessary condition of the whole body's validity, read in C: the prefix ends before a
+    continuation byte's lead (at most three bytes back), so valid UTF-8 is never cut.
+    """
+    end = min(len(body), _UTF8_PREFIX)
+    start = end - 3
+    while end > start and end < len(body) and body[end] & 0xC0 == 0x80:
+        end -= 1
+    return utf8_codec.is_valid(body[:end])
 
 
 class _Disputed(Exception):
