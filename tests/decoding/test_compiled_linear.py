@@ -208,7 +208,8 @@ PER_BYTE = {
     "tag_end": 70,  # 34.0: the same
     "prescan_loop": 75,  # 37.3: failing <meta charset=...>, two calls (next_meta, tag_end) of 23 bytes
     "mojibake_scan": 65,  # 31.8: "é" + NBSP repeated, a candidate every 4 bytes, matched and rejected
-    "utf8_count": 35,  # 16.2: a table step a byte, every byte high
+    "utf8_count": 50,  # 24.8: a table step a byte, every byte high (more_sequences' loop, never stopping)
+    "utf8_more_sequences": 55,  # 26.1: valid sequences to the end, the lead pairs counted first
     "utf8_is_valid": 6,  # 2.7: 16 bytes a step with SSSE3
     "utf8_is_valid_scalar": 35,  # 17.0: ASCII between 2-byte sequences, no 8-byte ASCII step
     "utf16_bmp": 5,  # 2.1: BMP text, a scan and a memcpy
@@ -255,6 +256,8 @@ def _entries() -> list[Entry]:
         Entry("mojibake_scan", "", "consumer.decoding._mojibake_scan", "strong_sequences", ("py_strong_sequences",),
               lambda data: (data, len(data)), mojibake_inputs),
         Entry("utf8_count", "", CODECS + "_utf8_count", "count", ("py_count",), _data, utf8_inputs),
+        Entry("utf8_more_sequences", "", CODECS + "_utf8_count", "more_sequences_than_errors", ("py_more_sequences",),
+              _data, utf8_inputs),
         Entry("utf8_is_valid", "", CODECS + "_utf8_validity", "is_valid", ("is_valid",), _data, utf8_inputs),
         Entry("utf8_is_valid_scalar", "", CODECS + "_utf8_validity", "is_valid_scalar", ("is_valid_scalar",), _data,
               utf8_inputs),

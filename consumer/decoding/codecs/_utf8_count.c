@@ -75,33 +75,6 @@ static void build_steps(void)
     }
 }
 
-static void count(const unsigned char *in, Py_ssize_t n, Py_ssize_t *sequences, Py_ssize_t *errors)
-{
-    Py_ssize_t good = 0, bad = 0, k = 0;
-    unsigned state = 0;
-    while (k < n) {
-        if (state == 0 && k + 8 <= n) {
-            uint64_t word;
-            memcpy(&word, in + k, 8);
-            if (!(word & HIGH_BITS)) {
-                k += 8;
-                continue;
-            }
-        }
-        Py_ssize_t stop = k + 16 < n ? k + 16 : n;
-        for (; k < stop; k++) {
-            unsigned entry = step[state][in[k]];
-            state = entry & 7;
-            bad += (entry >> 3) & 3;
-            good += entry >> 5;
-        }
-    }
-    if (state != 0)
-        bad++; /* the input ends inside a sequence */
-    *sequences = good;
-    *errors = bad;
-}
-
 /* Bytes that start a sequence (C2..F4) and continuation bytes (80..BF), as bit 7 of each byte of a
  * little-endian word: for a high byte, t = its low seven bits is 42..74 for a lead, and no sum
  * below carries into the next byte. */
@@ -166,15 +139,19 @@ static Py_ssize_t sequence_starts(const unsigned char *in, Py_ssize_t n)
     return total;
 }
 
-/* count()'s loop, stopping once the rest cannot make the sequences outnumber the errors: no more
- * sequences can complete than the one in progress and those starting in the rest. */
-static int more_sequences(const unsigned char *in, Py_ssize_t n)
+/* The sequences and errors of in read as UTF-8, in *good and *bad, stopping early (returning 0) once
+ * the errors reach the sequences plus the one in progress plus to_come, the sequences the rest can
+ * still start (each is a lead byte followed by a continuation byte): the errors never decrease, so
+ * then they are at least the sequences at the end.  Returns 1 when it read in whole. */
+static int walk(const unsigned char *in, Py_ssize_t n, Py_ssize_t to_come, Py_ssize_t *good, Py_ssize_t *bad)
 {
-    Py_ssize_t good = 0, bad = 0, k = 0, to_come = sequence_starts(in, n);
+    Py_ssize_t sequences = 0, errors = 0, k = 0;
     unsigned state = 0;
     while (k < n) {
-        if (bad >= good + to_come + (state != 0))
-            return 0; /* errors never decrease */
+        if (errors >= sequences + to_come + (state != 0)) {
+            *good = sequences, *bad = errors;
+            return 0;
+        }
         if (state == 0 && k + 8 <= n) {
             uint64_t word;
             memcpy(&word, in + k, 8);
@@ -188,13 +165,26 @@ static int more_sequences(const unsigned char *in, Py_ssize_t n)
             unsigned entry = step[state][in[k]];
             to_come -= k + 1 < n && in[k] >= 0xC2 && in[k] <= 0xF4 && (in[k + 1] & 0xC0) == 0x80;
             state = entry & 7;
-            bad += (entry >> 3) & 3;
-            good += entry >> 5;
+            errors += (entry >> 3) & 3;
+            sequences += entry >> 5;
         }
     }
     if (state != 0)
-        bad++; /* the input ends inside a sequence */
-    return good > bad;
+        errors++; /* the input ends inside a sequence */
+    *good = sequences, *bad = errors;
+    return 1;
+}
+
+/* count(): the whole input, never stopping (more sequences to come than any errors can reach). */
+static void count(const unsigned char *in, Py_ssize_t n, Py_ssize_t *sequences, Py_ssize_t *errors)
+{
+    walk(in, n, PY_SSIZE_T_MAX / 2, sequences, errors);
+}
+
+static int more_sequences(const unsigned char *in, Py_ssize_t n)
+{
+    Py_ssize_t sequences, errors;
+    return walk(in, n, sequence_starts(in, n), &sequences, &errors) && sequences > errors;
 }
 
 static PyObject *py_more_sequences(PyObject *module, PyObject *data)
