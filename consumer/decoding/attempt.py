@@ -12,6 +12,7 @@ it decodes strictly.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from .codecs import decode_bytes, decode_strict
 from .codecs.utf8 import is_valid as utf8_is_valid
@@ -20,97 +21,51 @@ from .mojibake import looks_double_encoded, possible_in, utf8_looks_double_encod
 from .overrides import Override
 
 
-def strictly(
-    encoding: str,
-    data: bytes,
-    source: Source,
-    declared: Mapping[str, str | None],
-    conflicts: tuple[str, ...] = (),
-    confidence: float | None = None,
-    override: Override | None = None,
-    lazy_text: bool = False,
-) -> Decoded | None:
-    """*data* decoded as *encoding* by *source*, or None when it does not decode without errors.
+class Provenance(NamedTuple):
+    """How a candidate came to be tried: the ``Decoded``'s fields that its decode does not set."""
 
-    The other arguments are the ``Decoded``'s fields.  With *lazy_text*, the
+    source: Source
+    declared: Mapping[str, str | None]
+    conflicts: tuple[str, ...] = ()
+    confidence: float | None = None
+    override: Override | None = None
+
+
+def strictly(encoding: str, data: bytes, why: Provenance, lazy_text: bool = False) -> Decoded | None:
+    """*data* decoded as *encoding*, or None when it does not decode without errors.
+
+    *why* gives the ``Decoded``'s other fields.  With *lazy_text*, the
     ``Decoded`` carries the text's UTF-8 (``Decoded.utf8``): valid UTF-8 is
     checked, not decoded (the bytes are the text's UTF-8, and checking them
     costs a fraction of building the ``str``); any other text is decoded and
     encoded once.
     """
     if encoding == "UTF-8":
-        return utf8(data, source, declared, conflicts, confidence, override, lazy_text)
+        return utf8(data, why, lazy_text)
     text = decode_strict(encoding, data)
     if text is None:
         return None
-    return _clean(text, encoding, source, declared, conflicts, confidence, override, lazy_text)
+    return _clean(text, encoding, why, lazy_text)
 
 
-def _clean(
-    text: str,
-    encoding: str,
-    source: Source,
-    declared: Mapping[str, str | None],
-    conflicts: tuple[str, ...],
-    confidence: float | None,
-    override: Override | None,
-    lazy_text: bool,
-) -> Decoded:
-    """The ``Decoded`` of *text*, a decode by *encoding* (not UTF-8) without errors."""
-    if lazy_text:
-        # The writer will need the text's UTF-8 and the mojibake check reads it: encoded once, for
-        # both.  A strict decode holds no lone surrogate.
-        encoded = text.encode("utf-8")
-        mojibake = possible_in(encoding) and utf8_looks_double_encoded(encoded)
-        return Decoded(text, encoding, source, 0, declared, conflicts, confidence, mojibake, override, None, encoded)
-    mojibake = possible_in(encoding) and looks_double_encoded(text)
-    return Decoded(text, encoding, source, 0, declared, conflicts, confidence, mojibake, override)
-
-
-def with_replacements(
-    encoding: str,
-    data: bytes,
-    source: Source,
-    declared: Mapping[str, str | None],
-    conflicts: tuple[str, ...] = (),
-    override: Override | None = None,
-    confidence: float | None = None,
-) -> Decoded:
+def with_replacements(encoding: str, data: bytes, why: Provenance) -> Decoded:
     """*data* decoded as *encoding*, one U+FFFD per malformed sequence as the standard says, counted."""
     text, replacements = decode_bytes(encoding, data)
-    mojibake = possible_in(encoding) and looks_double_encoded(text)
-    return Decoded(text, encoding, source, replacements, declared, conflicts, confidence, mojibake, override)
+    return _lossy(text, encoding, replacements, why)
 
 
-def as_final(
-    encoding: str,
-    data: bytes,
-    source: Source,
-    declared: Mapping[str, str | None],
-    conflicts: tuple[str, ...],
-    confidence: float | None,
-    failed: str,
-    lazy_text: bool = False,
-) -> Decoded:
+def as_final(encoding: str, data: bytes, why: Provenance, failed: str, lazy_text: bool = False) -> Decoded:
     """``strictly`` when *data* decodes as *encoding* (not UTF-8) without errors, else ``with_replacements``
-    with *failed* added to *conflicts*: the same ``Decoded`` either way, from one decode, not two."""
+    with *failed* added to the conflicts: the same ``Decoded`` either way, from one decode, not two."""
     text, replacements = decode_bytes(encoding, data)  # the strict decode's text when nothing is replaced
     if not replacements:
-        return _clean(text, encoding, source, declared, conflicts, confidence, None, lazy_text)
-    mojibake = possible_in(encoding) and looks_double_encoded(text)
-    return Decoded(text, encoding, source, replacements, declared, (*conflicts, failed), confidence, mojibake, None)
+        return _clean(text, encoding, why, lazy_text)
+    return _lossy(text, encoding, replacements, why._replace(conflicts=(*why.conflicts, failed)))
 
 
-def utf8(
-    data: bytes,
-    source: Source,
-    declared: Mapping[str, str | None],
-    conflicts: tuple[str, ...] = (),
-    confidence: float | None = None,
-    override: Override | None = None,
-    lazy_text: bool = False,
-) -> Decoded | None:
+def utf8(data: bytes, why: Provenance, lazy_text: bool = False) -> Decoded | None:
     """``strictly`` for UTF-8."""
+    source, declared, conflicts, confidence, override = why
     if lazy_text:
         if not utf8_is_valid(data):
             return None
@@ -123,3 +78,23 @@ def utf8(
     # A str knows whether it is ASCII (bytes.isascii() would read them all).
     mojibake = not text.isascii() and utf8_looks_double_encoded(data)
     return Decoded(text, "UTF-8", source, 0, declared, conflicts, confidence, mojibake, override)
+
+
+def _clean(text: str, encoding: str, why: Provenance, lazy_text: bool) -> Decoded:
+    """The ``Decoded`` of *text*, a decode by *encoding* (not UTF-8) without errors."""
+    source, declared, conflicts, confidence, override = why
+    if lazy_text:
+        # The writer will need the text's UTF-8 and the mojibake check reads it: encoded once, for
+        # both.  A strict decode holds no lone surrogate.
+        encoded = text.encode("utf-8")
+        mojibake = possible_in(encoding) and utf8_looks_double_encoded(encoded)
+        return Decoded(text, encoding, source, 0, declared, conflicts, confidence, mojibake, override, None, encoded)
+    mojibake = possible_in(encoding) and looks_double_encoded(text)
+    return Decoded(text, encoding, source, 0, declared, conflicts, confidence, mojibake, override)
+
+
+def _lossy(text: str, encoding: str, replacements: int, why: Provenance) -> Decoded:
+    """The ``Decoded`` of *text*, a decode by *encoding* that introduced *replacements* U+FFFD."""
+    source, declared, conflicts, confidence, override = why
+    mojibake = possible_in(encoding) and looks_double_encoded(text)
+    return Decoded(text, encoding, source, replacements, declared, conflicts, confidence, mojibake, override)

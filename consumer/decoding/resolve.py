@@ -37,7 +37,7 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from .attempt import as_final, strictly, utf8, with_replacements
+from .attempt import Provenance, as_final, strictly, utf8, with_replacements
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .decoded import Decoded, Source, binary_decoded
@@ -190,11 +190,11 @@ def _decided_by_bom(response: Response, lazy_text: bool) -> Decoded:
     """
     bom, payload, declared, conflicts = response.bom, response.payload, response.declared, response.conflicts
     assert bom is not None  # resolve() comes here only with a BOM
-    decoded = strictly(bom, payload, "bom", declared, conflicts, lazy_text=lazy_text)
+    decoded = strictly(bom, payload, Provenance("bom", declared, conflicts), lazy_text)
     if decoded is not None:
         return decoded
     failed = f"bom {bom}: the bytes after it do not decode without errors"
-    return with_replacements(bom, payload, "bom", declared, (*conflicts, failed))
+    return with_replacements(bom, payload, Provenance("bom", declared, (*conflicts, failed)))
 
 
 def _forced_override(response: Response) -> Candidate | None:
@@ -333,14 +333,9 @@ class _Trial:
         if candidate.encoding in self.tried:
             return None
         self.tried.add(candidate.encoding)
-        source, encoding, confidence = candidate
-        override = self.response.override if source == "override" else None
-        decoded = strictly(
-            encoding, self.response.payload, source, self.response.declared, tuple(self.conflicts), confidence,
-            override, self.lazy_text,
-        )  # fmt: skip
+        decoded = strictly(candidate.encoding, self.response.payload, self._provenance(candidate), self.lazy_text)
         if decoded is None:
-            self.note(f"{source} {encoding} does not decode without errors")
+            self.note(f"{candidate.source} {candidate.encoding} does not decode without errors")
         return decoded
 
     def final(self, candidate: Candidate) -> Decoded:
@@ -349,11 +344,8 @@ class _Trial:
         if self.first is None:
             self.first = candidate
         self.tried.add(candidate.encoding)
-        source, encoding, confidence = candidate
-        return as_final(
-            encoding, self.response.payload, source, self.response.declared, tuple(self.conflicts), confidence,
-            f"{source} {encoding} does not decode without errors", self.lazy_text,
-        )  # fmt: skip
+        failed = f"{candidate.source} {candidate.encoding} does not decode without errors"
+        return as_final(candidate.encoding, self.response.payload, self._provenance(candidate), failed, self.lazy_text)
 
     def first_strict(self, candidates: Iterator[Candidate | None]) -> Decoded | None:
         """The body decoded by the first of *candidates* that decodes it strictly, or None."""
@@ -365,12 +357,14 @@ class _Trial:
 
     def with_replacements(self, choice: Candidate | None = None) -> Decoded:
         """Nothing decodes cleanly: the browser's choice (*choice*, else the first candidate), with U+FFFD counted."""
-        source, encoding, confidence = choice or self.first or Candidate("default", DEFAULT_ENCODING)
+        candidate = choice or self.first or Candidate("default", DEFAULT_ENCODING)
+        return with_replacements(candidate.encoding, self.response.payload, self._provenance(candidate))
+
+    def _provenance(self, candidate: Candidate) -> Provenance:
+        """*candidate*'s ``Provenance``: the conflicts noted so far, the override when it proposed it."""
+        source, _, confidence = candidate
         override = self.response.override if source == "override" else None
-        return with_replacements(
-            encoding, self.response.payload, source, self.response.declared, tuple(self.conflicts), override,
-            confidence,
-        )  # fmt: skip
+        return Provenance(source, self.response.declared, tuple(self.conflicts), confidence, override)
 
 
 # -- the fast path ---------------------------------------------------------------------------
@@ -407,7 +401,7 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
             return None
     if candidate is None or candidate.encoding != "UTF-8":
         return None
-    return utf8(body, candidate.source, declared, (), candidate.confidence, None, lazy_text)
+    return utf8(body, Provenance(candidate.source, declared, (), candidate.confidence), lazy_text)
 
 
 @functools.cache

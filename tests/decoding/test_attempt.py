@@ -6,25 +6,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.decoding.attempt import as_final, strictly, with_replacements
+from consumer.decoding.attempt import Provenance, as_final, strictly, with_replacements
 from consumer.decoding.codecs import SUPPORTED
 
 ENCODINGS = sorted(SUPPORTED - {"UTF-8"})  # UTF-8 has its own attempt (attempt.utf8)
 DECLARED = {"bom": None, "http-header": None, "meta": None, "xml": None}
 FAILED = "detector X does not decode without errors"
+WHY = Provenance("detector", DECLARED, ("before",), 0.75)
 
 
 def _strictly_else_with_replacements(encoding: str, data: bytes, lazy_text: bool):
-    decoded = strictly(encoding, data, "detector", DECLARED, ("before",), 0.75, None, lazy_text)
+    decoded = strictly(encoding, data, WHY, lazy_text)
     if decoded is not None:
         return decoded
-    return with_replacements(encoding, data, "detector", DECLARED, ("before", FAILED), None, 0.75)
+    return with_replacements(encoding, data, WHY._replace(conflicts=("before", FAILED)))
 
 
 @settings(max_examples=600, deadline=None)
 @given(encoding=st.sampled_from(ENCODINGS), data=st.binary(max_size=300), lazy_text=st.booleans())
 def test_as_final_is_the_strict_decode_else_the_lossy_one(encoding, data, lazy_text):
-    final = as_final(encoding, data, "detector", DECLARED, ("before",), 0.75, FAILED, lazy_text)
+    final = as_final(encoding, data, WHY, FAILED, lazy_text)
     expected = _strictly_else_with_replacements(encoding, data, lazy_text)
     assert final == expected
     assert final.utf8 == expected.utf8  # the lazy writer's bytes too (Decoded's == leaves them out)
@@ -41,7 +42,7 @@ def test_as_final_is_the_strict_decode_else_the_lossy_one(encoding, data, lazy_t
 )
 @pytest.mark.parametrize("lazy_text", [False, True])
 def test_as_final_on_pages_a_crawl_sends(encoding, data, lazy_text):
-    final = as_final(encoding, data, "detector", DECLARED, ("before",), 0.75, FAILED, lazy_text)
+    final = as_final(encoding, data, WHY, FAILED, lazy_text)
     expected = _strictly_else_with_replacements(encoding, data, lazy_text)
     assert final == expected and final.utf8 == expected.utf8
     assert (FAILED in final.conflicts) is final.lossy
