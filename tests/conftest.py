@@ -4,8 +4,8 @@ Everything here is lazy: a test that requests none of these fixtures starts
 no broker.  ``KAFKA_BOOTSTRAP_SERVERS`` set means "use that cluster"; then no
 broker is started and topics created by ``topic_factory`` are deleted at the
 end of the session (a local broker's data goes away with it anyway).
-Tests that stop or restart a broker must own a ``LocalBroker`` of their own
-(see tests/devbroker/) so they never disturb tests sharing this one.
+Tests that stop, restart or pause a broker must own one (the ``own_broker``
+fixture: one per module) so they never disturb tests sharing this one.
 
 Under pytest-xdist (pyproject's ``addopts`` runs the suite on several workers)
 the broker is still one per session: the controller starts it once its workers
@@ -141,6 +141,18 @@ def local_broker(request: pytest.FixtureRequest) -> Iterator[LocalBroker | None]
         yield None
         return
     broker = LocalBroker()
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="module")
+def own_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBroker]:
+    """A broker for one test module alone, which its tests stop, restart or pause (the session's is shared).
+    Its data directory is its own, so its port and data last across a stop and a start."""
+    broker = LocalBroker(data_dir=tmp_path_factory.mktemp("own-broker"))
     broker.start()
     try:
         yield broker

@@ -13,26 +13,18 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .avro import AvroDeserializer, AvroSerializer
-from .registry import registry_from_settings, value_subject
+from .registry import RegistrySettings, registry_from_settings, value_subject
 from .schemas import SchemaStore
 
 
-class SerdeSettings(Protocol):
-    """What ``build_serde`` reads of the settings (``consumer.settings.Settings`` has it all)."""
+class SerdeSettings(RegistrySettings, Protocol):
+    """What ``build_serde`` reads of the settings: the registry's and these (``consumer.settings.Settings`` has all)."""
 
     # Read-only properties: a frozen dataclass has no settable attributes, which plain members would require.
     @property
     def schemas_dir(self) -> str: ...
     @property
     def writer_schemas_dir(self) -> str: ...
-    @property
-    def schema_registry_url(self) -> str: ...
-    @property
-    def schema_registry_username(self) -> str: ...
-    @property
-    def schema_registry_password(self) -> str: ...
-    @property
-    def schema_registry_ca_location(self) -> str: ...
     @property
     def clean_topic(self) -> str: ...
     @property

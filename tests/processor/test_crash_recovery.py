@@ -18,6 +18,7 @@ import uuid
 
 import pytest
 from confluent_kafka import TopicPartition
+from running_app import RunningApp
 
 from consumer.app import App
 from consumer.devbroker import LocalBroker
@@ -90,37 +91,6 @@ def _wait_assigned(process, helpers) -> None:
 # -- broker restart ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def own_broker():
-    """A broker for this module alone: restarting the session's would disturb other tests."""
-    broker = LocalBroker()
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
-
-
-class _Running:
-    """An App in a thread, remembering how its run() ended."""
-
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.app.run()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test, not swallowed
-            self.error = exc
-
-    def stop(self, timeout: float) -> None:
-        self.app.stop()
-        self.thread.join(timeout)
-
-
 def test_broker_restart_mid_stream_is_survived_exactly_once(own_broker, store, mixed_corpus, tmp_path, helpers):
     connection = KafkaConnection(own_broker.bootstrap_servers)
     suffix = uuid.uuid4().hex
@@ -129,7 +99,7 @@ def test_broker_restart_mid_stream_is_survived_exactly_once(own_broker, store, m
     items = mixed_corpus(3000, seed=5)
     helpers.produce_records(connection, store, topics["landing"], items)
     settings = _restart_settings(topics, suffix, tmp_path, transactional_id=f"txn-{suffix}")
-    running = _Running(App(settings, connection))
+    running = RunningApp(App(settings, connection))
     try:
         helpers.wait_for(lambda: helpers.output_offsets(connection, topics) >= 500 or not running.thread.is_alive(), "output started")
         assert running.error is None and running.thread.is_alive()
@@ -139,8 +109,7 @@ def test_broker_restart_mid_stream_is_survived_exactly_once(own_broker, store, m
         assert running.error is None and running.thread.is_alive(), f"processor died: {running.error!r}"
     finally:
         running.stop(60)
-    assert not running.thread.is_alive(), "the processor did not stop after the broker restart"
-    assert running.error is None, f"the processor ended with {running.error!r}"
+    running.assert_stopped_cleanly()
     helpers.assert_exactly_once(found, items)
 
 
@@ -262,7 +231,7 @@ def test_broker_restart_mid_stream_is_survived_at_least_once(own_broker, store, 
     before, after = items[:2000], items[2000:]
     helpers.produce_records(connection, store, topics["landing"], before)
     settings = _restart_settings(topics, suffix, tmp_path, processing_mode="at-least-once")
-    running = _Running(App(settings, connection))
+    running = RunningApp(App(settings, connection))
     try:
         helpers.wait_for(lambda: helpers.output_offsets(connection, topics) >= 500 or not running.thread.is_alive(), "output started")
         assert running.error is None and running.thread.is_alive()
@@ -281,8 +250,7 @@ def test_broker_restart_mid_stream_is_survived_at_least_once(own_broker, store, 
         found = helpers.read_committed_outputs(connection, store, topics, len(items), timeout=300, settle=5)
     finally:
         running.stop(60)
-    assert not running.thread.is_alive(), "the processor did not stop after the broker restart"
-    assert running.error is None, f"the processor ended with {running.error!r}"
+    running.assert_stopped_cleanly()
     _assert_at_least_once(found, items)
     poison = {k for k, v in items if isinstance(v, bytes)}
     assert {r["key"] for r in found.quarantine if r["reason"] in ("unreadable-record", "unknown-schema")} == poison

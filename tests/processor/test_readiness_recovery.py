@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import re
 import signal
-import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 
 import pytest
+from running_app import RunningApp, http_get
 
 from consumer.app import App
 from consumer.devbroker import LocalBroker
@@ -28,25 +26,6 @@ from consumer.settings import Settings
 
 #: Short, so the tests see readiness clear without waiting out the production default.
 NOT_READY_AFTER_S = 5
-
-
-@pytest.fixture(scope="module")
-def own_broker(tmp_path_factory):
-    """Stopped and started again by the tests: a data directory of its own keeps ports and data across."""
-    broker = LocalBroker(data_dir=tmp_path_factory.mktemp("readiness-broker"))
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
-
-
-def _get(port: int, path: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
 
 
 def _settings(topics: dict[str, str], suffix: str, tmp_path, **extra) -> Settings:
@@ -71,32 +50,6 @@ def _fresh_topics() -> tuple[dict[str, str], str]:
     return {name: f"{name}-{suffix}" for name in ("landing", "clean", "quarantine")}, suffix
 
 
-class _Running:
-    """An App in a thread, remembering how its run() ended."""
-
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.app.run()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test, not swallowed
-            self.error = exc
-
-    def readyz(self) -> tuple[int, str]:
-        port = self.app.http.port
-        return (0, "") if port == 0 else _get(port, "/readyz")
-
-    def stop(self) -> None:
-        self.app.stop()
-        self.thread.join(60)
-        assert not self.thread.is_alive(), "the processor did not stop"
-        assert self.error is None, f"the processor ended with {self.error!r}"
-
-
 def test_a_broker_outage_clears_readiness_with_the_reason_and_its_end_restores_it(
     own_broker, store, mixed_corpus, tmp_path, helpers
 ):
@@ -106,7 +59,7 @@ def test_a_broker_outage_clears_readiness_with_the_reason_and_its_end_restores_i
     items = mixed_corpus(1500, seed=8)
     before, after = items[:1000], items[1000:]
     helpers.produce_records(connection, store, topics["landing"], before)
-    running = _Running(App(_settings(topics, suffix, tmp_path), connection))
+    running = RunningApp(App(_settings(topics, suffix, tmp_path), connection))
     try:
         helpers.wait_for(lambda: running.readyz()[0] == 200 or not running.thread.is_alive(), "ready", timeout=120)
         helpers.wait_for(lambda: helpers.output_offsets(connection, topics) >= 300, "output started")
@@ -132,6 +85,7 @@ def test_a_broker_outage_clears_readiness_with_the_reason_and_its_end_restores_i
         if not own_broker.is_running():
             own_broker.start()
         running.stop()
+    running.assert_stopped_cleanly()
     helpers.assert_exactly_once(found, items)
 
 
@@ -144,7 +98,7 @@ def test_a_broker_absent_at_start_is_waited_for_and_processing_starts_when_it_ap
     items = mixed_corpus(300, seed=9)
     helpers.produce_records(connection, store, topics["landing"], items)
     own_broker.stop()
-    running = _Running(App(_settings(topics, suffix, tmp_path), connection))
+    running = RunningApp(App(_settings(topics, suffix, tmp_path), connection))
     try:
         helpers.wait_for(lambda: "does not answer" in running.readyz()[1], "/readyz says why")
         status, body = running.readyz()
@@ -157,6 +111,7 @@ def test_a_broker_absent_at_start_is_waited_for_and_processing_starts_when_it_ap
         if not own_broker.is_running():
             own_broker.start()
         running.stop()
+    running.assert_stopped_cleanly()
     helpers.assert_exactly_once(found, items)
 
 
@@ -190,7 +145,7 @@ def test_a_transaction_coordinator_that_does_not_answer_is_waited_for_and_sigter
         lambda: any(e.get("event") == starting for e in process.events()) or process.popen.poll() is not None, starting
     )
     port = next(e["http_port"] for e in process.events() if e.get("event") == starting)
-    helpers.wait_for(lambda: "transactions" in _get(port, "/readyz")[1], "/readyz names the transactions")
+    helpers.wait_for(lambda: "transactions" in http_get(port, "/readyz")[1], "/readyz names the transactions")
     # Past one init_transactions patience (45 s): the first attempt given up, waited for again, not exited.
     helpers.wait_for(
         lambda: any(e.get("event") == "waiting for transactions" for e in process.events()) or process.popen.poll() is not None,
@@ -198,9 +153,9 @@ def test_a_transaction_coordinator_that_does_not_answer_is_waited_for_and_sigter
         timeout=180,
     )
     assert process.popen.poll() is None, f"the processor exited:\n{process.log()[-3000:]}"
-    status, body = _get(port, "/readyz")
+    status, body = http_get(port, "/readyz")
     assert status == 503 and "waiting for transactions: cannot initialise transactions" in body, body
-    assert _get(port, "/healthz")[0] == 200, "waiting for the coordinator is not a hung loop"
+    assert http_get(port, "/healthz")[0] == 200, "waiting for the coordinator is not a hung loop"
     assert not any(e.get("event") == "partitions assigned" for e in process.events()), "consumed without transactions"
     process.signal(signal.SIGTERM)
     assert process.wait(60) == 0, f"SIGTERM ends the wait with exit 0:\n{process.log()[-3000:]}"

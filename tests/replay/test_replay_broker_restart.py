@@ -13,10 +13,7 @@ import time
 import uuid
 from collections import Counter
 
-import pytest
-
 from consumer.decoding import OverrideTable
-from consumer.devbroker import LocalBroker
 from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_producer
 from consumer.processor.records import Origin, quarantine_record
 from consumer.processor.route import QUARANTINE, Router
@@ -28,16 +25,6 @@ from consumer.settings import Settings
 from replay_helpers import damaged_utf8_page, end_offsets, raw, read_all
 
 RECORDS = 3000
-
-
-@pytest.fixture(scope="module")
-def own_broker():
-    broker = LocalBroker()
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
 
 
 def quarantine_directly(connection: KafkaConnection, store, topics: dict[str, str], n: int) -> list[bytes]:
