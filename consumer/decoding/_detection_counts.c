@@ -16,6 +16,17 @@
  * mixed_pairs(sample, classes) -> int
  *     classes a 256-byte translate table marking bytes "a" (ASCII letters), "n" (the encoding's
  *             non-Latin letters) or anything else; the adjacent pairs of sample marked "an" or "na"
+ * high_byte_count(data) -> int
+ *     how many bytes of data are >= 0x80
+ * four_byte_gb18030(data) -> bool
+ *     whether data holds [81-FE][30-39][81-FE][30-39] (the shape of a gb18030 four-byte sequence)
+ * best_dot_products(order, counts, tables, groups) -> (list[float], bytes)
+ *     groups  how many consecutive tables of tables each group has (a bytes of sizes >= 1, summing
+ *             to the number of tables); per group, the largest of its tables' dot products (as
+ *             dot_products sums them) and the index within the group of the first table giving it
+ * softmax_weights(scores, best) -> (float, list[tuple[int, float]])
+ *     scores  a list of floats; each weight is exp(max(score - best, -50.0)), the total their sum
+ *             added left to right, and the list holds (index, weight) of those above 1e-6, in order
  * text_likelihood(text, logp, unseen, memo) -> float
  *     the sum, over the distinct characters >= U+0080 of text in order of first occurrence, of
  *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
@@ -24,6 +35,8 @@
  *
  * Why: the Python forms translate the sample and count its pairs in three passes, build a Counter of the window's bytes or characters (a dict operation per
  * byte) and sum one table per candidate language in a generator: together most of detect()'s time.
+ * The later ones replace Python loops over a few dozen candidates and bytes.translate passes (a
+ * byte at a time) that cost more, around the compiled loops, than the loops themselves.
  * The order of additions is the reference's (Counter's first-occurrence order), so the sums are
  * equal to the last bit: contraction into fused multiply-adds is off.  Linear in the input.
  */
@@ -311,6 +324,130 @@ static PyObject *py_mixed_pairs(PyObject *module, PyObject *const *args, Py_ssiz
     return PyLong_FromSsize_t(pairs);
 }
 
+/* high_byte_count: bytes >= 0x80, eight at a time (each byte's top bit moved to the word's low
+ * byte by a multiply: the eight bits sum without carries into bits 56-63). */
+static PyObject *py_high_byte_count(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *in = view.buf;
+    Py_ssize_t n = view.len, k = 0, high = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        word = (word & HIGH_BITS) >> 7;
+        high += (Py_ssize_t)((word * 0x0101010101010101ULL) >> 56);
+    }
+    for (; k < n; k++)
+        high += in[k] >= 0x80;
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(high);
+}
+
+static PyObject *py_four_byte_gb18030(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *in = view.buf;
+    int found = 0;
+    /* A lead at k needs a digit at k + 1: test the digit first, where text rarely has one after
+     * a lead byte (a miss costs one compare). */
+    for (Py_ssize_t k = 0; k + 4 <= view.len && !found; k++)
+        found = in[k + 1] - 0x30u <= 9u && in[k + 3] - 0x30u <= 9u && in[k] - 0x81u <= 0x7Du &&
+                in[k + 2] - 0x81u <= 0x7Du;
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(found);
+}
+
+static PyObject *py_best_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "best_dot_products(order, counts, tables, groups) takes 4 arguments");
+        return NULL;
+    }
+    Py_buffer groups;
+    if (PyObject_GetBuffer(args[3], &groups, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *sums = py_dot_products(module, args, 3);
+    PyObject *best = NULL, *where = NULL, *result = NULL;
+    if (sums == NULL)
+        goto done;
+    const unsigned char *sizes = groups.buf;
+    Py_ssize_t n_tables = PyList_GET_SIZE(sums), covered = 0;
+    for (Py_ssize_t g = 0; g < groups.len; g++)
+        covered += sizes[g] ? sizes[g] : n_tables + 1; /* an empty group never matches */
+    if (covered != n_tables) {
+        PyErr_SetString(PyExc_ValueError, "groups must be sizes >= 1 adding up to the number of tables");
+        goto done;
+    }
+    best = PyList_New(groups.len);
+    where = PyBytes_FromStringAndSize(NULL, groups.len);
+    if (best == NULL || where == NULL)
+        goto done;
+    unsigned char *indexes = (unsigned char *)PyBytes_AS_STRING(where);
+    Py_ssize_t first = 0;
+    for (Py_ssize_t g = 0; g < groups.len; first += sizes[g], g++) {
+        Py_ssize_t top = first; /* the first largest, as max() picks it */
+        for (Py_ssize_t t = first + 1; t < first + sizes[g]; t++)
+            if (PyFloat_AS_DOUBLE(PyList_GET_ITEM(sums, t)) > PyFloat_AS_DOUBLE(PyList_GET_ITEM(sums, top)))
+                top = t;
+        PyObject *value = PyList_GET_ITEM(sums, top);
+        Py_INCREF(value);
+        PyList_SET_ITEM(best, g, value);
+        indexes[g] = (unsigned char)(top - first);
+    }
+    result = PyTuple_Pack(2, best, where);
+done:
+    Py_XDECREF(best);
+    Py_XDECREF(where);
+    Py_XDECREF(sums);
+    PyBuffer_Release(&groups);
+    return result;
+}
+
+static PyObject *py_softmax_weights(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "softmax_weights(scores: list, best: float) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *scores = args[0];
+    double best = PyFloat_AsDouble(args[1]);
+    if (best == -1.0 && PyErr_Occurred())
+        return NULL;
+    PyObject *near = PyList_New(0);
+    if (near == NULL)
+        return NULL;
+    double total = 0.0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(scores); i++) {
+        double score = PyFloat_AsDouble(PyList_GET_ITEM(scores, i));
+        if (score == -1.0 && PyErr_Occurred())
+            goto fail;
+        double difference = score - best;
+        if (-50.0 > difference) /* max(difference, -50.0): the first unless the second is larger */
+            difference = -50.0;
+        double weight = exp(difference); /* the libm function math.exp calls */
+        total += weight;
+        if (weight > 1e-6) {
+            PyObject *pair = Py_BuildValue("(nd)", i, weight);
+            if (pair == NULL || PyList_Append(near, pair) < 0) {
+                Py_XDECREF(pair);
+                goto fail;
+            }
+            Py_DECREF(pair);
+        }
+    }
+    return Py_BuildValue("(dN)", total, near);
+fail:
+    Py_DECREF(near);
+    return NULL;
+}
+
 /* One character's log-probability: the memo's, else logp's, else unseen's (stored in logp). */
 static int character_logp(Py_UCS4 code_point, PyObject *logp, PyObject *unseen, double *memo, double *value)
 {
@@ -447,6 +584,14 @@ static PyMethodDef methods[] = {
     {"squeeze", py_squeeze, METH_O, "squeeze(data, /)\n--\n\ndata with each run of ASCII bytes cut to its first two bytes, its last three kept."},
     {"mixed_pairs", (PyCFunction)(void (*)(void))py_mixed_pairs, METH_FASTCALL,
      "mixed_pairs(sample, classes, /)\n--\n\nAdjacent pairs of sample its classes mark \"an\" or \"na\"."},
+    {"high_byte_count", py_high_byte_count, METH_O, "high_byte_count(data, /)\n--\n\nHow many bytes of data are >= 0x80."},
+    {"four_byte_gb18030", py_four_byte_gb18030, METH_O,
+     "four_byte_gb18030(data, /)\n--\n\nWhether data holds [81-FE][30-39][81-FE][30-39]."},
+    {"best_dot_products", (PyCFunction)(void (*)(void))py_best_dot_products, METH_FASTCALL,
+     "best_dot_products(order, counts, tables, groups, /)\n--\n\nPer group of tables, the largest dot product "
+     "and the index of its table."},
+    {"softmax_weights", (PyCFunction)(void (*)(void))py_softmax_weights, METH_FASTCALL,
+     "softmax_weights(scores, best, /)\n--\n\n(sum of exp(max(score - best, -50)), [(index, weight > 1e-6)])."},
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
      "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
      "distinct non-ASCII characters."},

@@ -305,9 +305,9 @@ def _scored(
         return None
     window = _window(head, first_high.start())
     histogram = high_bytes(window)
-    likelihoods, texts, tables = _likelihoods(window, histogram)
+    likelihoods, texts, languages = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
-    _count_beyond_window(scores, tables, head[first_high.start() + len(window) :])
+    _count_beyond_window(scores, languages, head, first_high.start() + len(window))
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
     return scores, likelihoods, texts, histogram
 
@@ -315,18 +315,17 @@ def _scored(
 def _window(head: bytes, start: int) -> bytes:
     """The bytes scored."""
     size = WINDOW
-    high = len(head[start : start + size].translate(None, _ASCII_BYTES))
+    high = high_byte_count(head[start : start + size])
     while start + size < len(head) and high < MIN_HIGH_BYTES:
-        high += len(head[start + size : start + 2 * size].translate(None, _ASCII_BYTES))  # the added half
+        high += high_byte_count(head[start + size : start + 2 * size])  # the added half
         size *= 2
     return head[start : start + size]
 
 
-def _likelihoods(
-    window: bytes, histogram: Histogram
-) -> tuple[dict[str, float], dict[str, str], dict[str, list[float]]]:
+def _likelihoods(window: bytes, histogram: Histogram) -> tuple[dict[str, float], dict[str, str], bytes]:
     """Every viable candidate's log-likelihood of the window, the text of each
-    multi-byte one, and the table of each single-byte one's best language.
+    multi-byte one, and each single-byte one's best language (its index in
+    ``LANGUAGES[encoding]``, in ``_SINGLE_BYTE_TABLES``' order).
 
     Multi-byte candidates decode the window squeezed (``squeeze``: each run of
     ASCII bytes cut to its first two bytes, but for the last three bytes, where
@@ -341,52 +340,47 @@ def _likelihoods(
     the same four-byte gb18030 sequences (tests/decoding/detection/test_squeeze.py).  A mostly-ASCII window
     grown to 64 KiB shrinks to a few KiB for the codecs, which read ASCII slowly.
     """
-    sums = dot_products(*histogram, _ALL_TABLES)  # every single-byte candidate's every language
-    scores: dict[str, float] = {}
-    best_tables: dict[str, list[float]] = {}
-    for encoding, first, tables in _TABLE_STARTS:
-        best = first  # the first best language, as max() picks it
-        for index in range(first + 1, first + len(tables)):
-            if sums[index] > sums[best]:
-                best = index
-        scores[encoding], best_tables[encoding] = sums[best], tables[best - first]
+    # Every single-byte candidate's best language: its likelihood and which it is.
+    sums, languages = best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)
+    scores = dict(zip(_SINGLE_BYTE_TABLES, sums, strict=True))
     texts: dict[str, str] = {}
     squeezed = squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
     for encoding in _MULTI_BYTE:
+        if encoding == "gb18030" and not four_byte_gb18030(squeezed):
+            continue  # decodes as GBK does, if at all; GBK, the usual name, stands for both
         text = _decodes(squeezed, encoding)
         if text is None:
             continue
-        if encoding == "gb18030" and _FOUR_BYTE_GB18030 not in squeezed.translate(_GB18030_CLASSES):
-            continue  # decodes as GBK does; GBK, the usual name, stands for both
         texts[encoding] = text
         scores[encoding] = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
     if squeezed is not window and len(set(texts.values())) < len(texts):
         # Two candidates read the squeezed window alike: whether they read the window alike is
         # told by its whole texts (confidence compares them), decoded now.
         texts = {encoding: _decodes(window, encoding) or "" for encoding in texts}
-    return scores, texts, best_tables
+    return scores, texts, languages
 
 
-def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]], rest: bytes) -> None:
-    """Add the evidence of the examined bytes after the window where the leading single-byte candidates differ.
+def _count_beyond_window(scores: dict[str, float], languages: bytes, head: bytes, end: int) -> None:
+    """Add the evidence of *head*'s bytes from *end* (the window's) where the leading single-byte candidates differ.
 
     The window settles the script and the language; encodings of one script
     that differ in a few positions only (windows-1253 and ISO-8859-7 at Ά,
     windows-1250 and ISO-8859-2 at š) tie on a window without those bytes, so
     for the candidates within ``REFINE_MARGIN`` of the best, the bytes where
     they differ are counted in the rest of the examined prefix (one histogram
-    of its high bytes; each candidate keeps its window's best language).
+    of its high bytes; each candidate keeps its window's best language, *languages*).
     """
-    if not rest:
+    if end >= len(head):
         return
     best = max(scores.values())
-    group = [encoding for encoding in tables if scores[encoding] >= best - REFINE_MARGIN]
+    group = [encoding for encoding in _SINGLE_BYTE_TABLES if scores[encoding] >= best - REFINE_MARGIN]
     if len(group) < 2:
         return
     differing = 0  # where some candidate of the group differs from the first, as a bit mask
     for encoding in group[1:]:
         differing |= _differences(group[0], encoding)
-    for index, extra in enumerate(high_byte_counts(rest)):
+    tables = {encoding: _SINGLE_BYTE_TABLES[encoding][languages[_SINGLE_BYTE_INDEX[encoding]]] for encoding in group}
+    for index, extra in enumerate(high_byte_counts(head[end:])):
         if extra and differing >> index & 1:
             for encoding in group:
                 scores[encoding] += extra * tables[encoding][index]
@@ -455,21 +449,20 @@ def _confidence(
     """Softmax share of the candidates decoding like the winner, times the winner's plausibility.
 
     *histogram* counts the window's high bytes (the window's histogram, not a second pass over them)."""
-    best = scores[winner]
     order, counts = histogram
     present = -1  # the window's distinct high bytes as a bit mask, made when first needed
-    share = total = 0.0
-    for encoding, score in scores.items():
-        weight = math.exp(max(score - best, -50.0))
-        total += weight
-        if weight > 1e-6:
-            if encoding == winner:
-                share += weight
-                continue
-            if present < 0:
-                present = functools.reduce(operator.or_, map(_BITS.__getitem__, order), 0)
-            if _decodes_alike(winner, encoding, texts, present):
-                share += weight
+    share = 0.0
+    candidates = list(scores)
+    total, near = softmax_weights(list(scores.values()), scores[winner])
+    for index, weight in near:
+        encoding = candidates[index]
+        if encoding == winner:
+            share += weight
+            continue
+        if present < 0:
+            present = functools.reduce(operator.or_, map(_BITS.__getitem__, order), 0)
+        if _decodes_alike(winner, encoding, texts, present):
+            share += weight
     # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
     # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
     per_byte = likelihood / max(1, sum(counts))
@@ -520,6 +513,51 @@ def reference_dot_products(order: bytes, counts: Sequence[int], tables: array[fl
     return sums
 
 
+def reference_best_dot_products(
+    order: bytes, counts: Sequence[int], tables: array[float], groups: bytes
+) -> tuple[list[float], bytes]:
+    """Per group of *groups*[g] consecutive tables, the largest dot product and the index in the group of its table.
+
+    The first largest, as max() picks it; the sums are ``reference_dot_products``'.
+    """
+    sums = reference_dot_products(order, counts, tables)
+    if 0 in groups or sum(groups) != len(sums):
+        raise ValueError("groups must be sizes >= 1 adding up to the number of tables")
+    best_sums, indexes = [], bytearray()
+    for first, size in zip(itertools.accumulate(groups, initial=0), groups, strict=False):
+        best = first
+        for index in range(first + 1, first + size):
+            if sums[index] > sums[best]:
+                best = index
+        best_sums.append(sums[best])
+        indexes.append(best - first)
+    return best_sums, bytes(indexes)
+
+
+def reference_high_byte_count(data: bytes) -> int:
+    """How many bytes of *data* are >= 0x80."""
+    return len(data.translate(None, _ASCII_BYTES))
+
+
+def reference_four_byte_gb18030(data: bytes) -> bool:
+    """Whether *data* holds [81-FE][30-39][81-FE][30-39], the shape of a gb18030 four-byte sequence."""
+    return _FOUR_BYTE_GB18030 in data.translate(_GB18030_CLASSES)
+
+
+def reference_softmax_weights(scores: Sequence[float], best: float) -> tuple[float, list[tuple[int, float]]]:
+    """Per score, exp(score - *best*) floored at exp(-50): their sum, added in order, and those above 1e-6.
+
+    The latter as (index, weight), in order."""
+    total = 0.0
+    near = []
+    for index, score in enumerate(scores):
+        weight = math.exp(max(score - best, -50.0))
+        total += weight
+        if weight > 1e-6:
+            near.append((index, weight))
+    return total, near
+
+
 def reference_squeeze(data: bytes) -> bytes:
     """*data* with each run of ASCII bytes cut to its first two bytes, but for its last three bytes, kept."""
     return _ASCII_AFTER_ASCII.sub(rb"\1", data[:-3]) + data[-3:]
@@ -550,7 +588,17 @@ def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callabl
 # of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
 # operation per byte or character.
 try:
-    from ._detection_counts import dot_products, high_byte_counts, high_bytes, mixed_pairs, squeeze
+    from ._detection_counts import (
+        best_dot_products,
+        dot_products,
+        four_byte_gb18030,
+        high_byte_count,
+        high_byte_counts,
+        high_bytes,
+        mixed_pairs,
+        softmax_weights,
+        squeeze,
+    )
     from ._detection_counts import text_likelihood as _compiled_text_likelihood
 
     #: Whether the compiled loops run (else the references above, with the same answers, slower).
@@ -558,6 +606,8 @@ try:
 except ImportError:  # installed without a C compiler
     high_bytes, dot_products, mixed_pairs = reference_high_bytes, reference_dot_products, reference_mixed_pairs
     squeeze, high_byte_counts = reference_squeeze, reference_high_byte_counts
+    best_dot_products, four_byte_gb18030 = reference_best_dot_products, reference_four_byte_gb18030
+    high_byte_count, softmax_weights = reference_high_byte_count, reference_softmax_weights
     COMPILED = False
 
 
@@ -678,15 +728,10 @@ _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     for encoding, languages in LANGUAGES.items()
     if encoding in SINGLE_BYTE
 }
-#: Per single-byte candidate, where its tables start among them all, and its tables.
-_TABLE_STARTS: list[tuple[str, int, list[list[float]]]] = [
-    (encoding, start, tables)
-    for (encoding, tables), start in zip(  # accumulate's last sum, the end of all, starts no table
-        _SINGLE_BYTE_TABLES.items(),
-        itertools.accumulate(map(len, _SINGLE_BYTE_TABLES.values()), initial=0),
-        strict=False,
-    )
-]
+#: Per single-byte candidate, how many tables (languages) it has: ``best_dot_products``' groups.
+_LANGUAGE_COUNTS = bytes(map(len, _SINGLE_BYTE_TABLES.values()))
+#: Per single-byte candidate, its place in ``_SINGLE_BYTE_TABLES`` (and in ``best_dot_products``' answers).
+_SINGLE_BYTE_INDEX = {encoding: index for index, encoding in enumerate(_SINGLE_BYTE_TABLES)}
 #: Byte 0x80 + i -> bit i.
 _BITS = {byte: 1 << (byte - 0x80) for byte in range(0x80, 0x100)}
 #: Those tables laid end to end, in that order: what ``dot_products`` scores the window's histogram with.
