@@ -310,15 +310,38 @@ static PyObject *py_mixed_pairs(PyObject *module, PyObject *const *args, Py_ssiz
         PyErr_SetString(PyExc_ValueError, "classes must be a 256-byte translate table");
         return NULL;
     }
-    /* a is 1, n is 2, anything else 0: a pair is "an" or "na" when the product is 2. */
+    /* a is 1, n is 2, anything else 0: a pair is "an" or "na" when the product is 2.  When no
+     * ASCII byte is an "n" (detection's tables mark only high bytes so), a word of eight ASCII
+     * bytes holds no pair: only the one across its start is counted. */
     unsigned char kind[256];
     const unsigned char *table = classes.buf;
-    for (int byte = 0; byte < 256; byte++)
+    int ascii_n = 0;
+    for (int byte = 0; byte < 256; byte++) {
         kind[byte] = table[byte] == 'a' ? 1 : table[byte] == 'n' ? 2 : 0;
+        ascii_n |= byte < 0x80 && kind[byte] == 2;
+    }
     const unsigned char *in = sample.buf;
-    Py_ssize_t pairs = 0;
-    for (Py_ssize_t k = 1; k < sample.len; k++)
-        pairs += kind[in[k - 1]] * kind[in[k]] == 2;
+    Py_ssize_t pairs = 0, n = sample.len, k = 1;
+    unsigned previous = n ? kind[in[0]] : 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        if (!ascii_n && !(word & HIGH_BITS)) {
+            pairs += previous * kind[in[k]] == 2;
+            previous = kind[in[k + 7]];
+            continue;
+        }
+        for (int i = 0; i < 8; i++) {
+            unsigned current = kind[in[k + i]];
+            pairs += previous * current == 2;
+            previous = current;
+        }
+    }
+    for (; k < n; k++) {
+        unsigned current = kind[in[k]];
+        pairs += previous * current == 2;
+        previous = current;
+    }
     PyBuffer_Release(&classes);
     PyBuffer_Release(&sample);
     return PyLong_FromSsize_t(pairs);

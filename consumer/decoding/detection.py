@@ -380,8 +380,10 @@ def _count_beyond_window(scores: dict[str, float], languages: bytes, head: bytes
     for encoding in group[1:]:
         differing |= _differences(group[0], encoding)
     tables = {encoding: _SINGLE_BYTE_TABLES[encoding][languages[_SINGLE_BYTE_INDEX[encoding]]] for encoding in group}
-    for index, extra in enumerate(high_byte_counts(head[end:])):
-        if extra and differing >> index & 1:
+    counts = high_byte_counts(head[end:])
+    for index in _set_bits(differing):
+        extra = counts[index]
+        if extra:
             for encoding in group:
                 scores[encoding] += extra * tables[encoding][index]
 
@@ -475,6 +477,12 @@ def _decodes_alike(first: str, second: str, texts: dict[str, str], present: int)
     if first in texts or second in texts:
         return texts.get(first) == texts.get(second)
     return not _differences(first, second) & present
+
+
+@functools.cache
+def _set_bits(mask: int) -> tuple[int, ...]:
+    """The indexes of *mask*'s set bits, ascending."""
+    return tuple(index for index in range(mask.bit_length()) if mask >> index & 1)
 
 
 @functools.cache
