@@ -24,9 +24,9 @@
  *     groups  how many consecutive tables of tables each group has (a bytes of sizes >= 1, summing
  *             to the number of tables); per group, the largest of its tables' dot products (as
  *             dot_products sums them) and the index within the group of the first table giving it
- * softmax_weights(scores, best) -> (float, list[tuple[int, float]])
+ * softmax_weights(scores, best) -> (float, list[int], list[float])
  *     scores  a list of floats; each weight is exp(max(score - best, -50.0)), the total their sum
- *             added left to right, and the list holds (index, weight) of those above 1e-6, in order
+ *             added left to right; then the indexes and the weights of those above 1e-6, in order
  * text_likelihood(text, logp, unseen, memo) -> float
  *     the sum, over the distinct characters >= U+0080 of text in order of first occurrence, of
  *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
@@ -369,6 +369,20 @@ static PyObject *py_high_byte_count(PyObject *module, PyObject *data)
     return PyLong_FromSsize_t(high);
 }
 
+/* Whether any byte of word is an ASCII digit: its bytes XOR '0' below 10 (the "has a byte less
+ * than" test: exact for whether one is, not for which one). */
+static int has_digit(uint64_t word)
+{
+    const uint64_t ones = 0x0101010101010101ULL;
+    uint64_t shifted = word ^ (ones * 0x30);
+    return ((shifted - ones * 10) & ~shifted & HIGH_BITS) != 0;
+}
+
+static int four_byte_gb18030_at(const unsigned char *in)
+{
+    return in[1] - 0x30u <= 9u && in[3] - 0x30u <= 9u && in[0] - 0x81u <= 0x7Du && in[2] - 0x81u <= 0x7Du;
+}
+
 static PyObject *py_four_byte_gb18030(PyObject *module, PyObject *data)
 {
     (void)module;
@@ -376,12 +390,20 @@ static PyObject *py_four_byte_gb18030(PyObject *module, PyObject *data)
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
     const unsigned char *in = view.buf;
+    Py_ssize_t n = view.len, k = 0;
     int found = 0;
-    /* A lead at k needs a digit at k + 1: test the digit first, where text rarely has one after
-     * a lead byte (a miss costs one compare). */
-    for (Py_ssize_t k = 0; k + 4 <= view.len && !found; k++)
-        found = in[k + 1] - 0x30u <= 9u && in[k + 3] - 0x30u <= 9u && in[k] - 0x81u <= 0x7Du &&
-                in[k + 2] - 0x81u <= 0x7Du;
+    /* A sequence starting at k .. k + 7 has a digit at k + 1 .. k + 8: eight starts are skipped
+     * at once where those bytes hold none (text rarely has digits). */
+    for (; k + 9 <= n && !found; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k + 1, 8);
+        if (!has_digit(word))
+            continue;
+        for (Py_ssize_t start = k; start < k + 8 && start + 4 <= n && !found; start++)
+            found = four_byte_gb18030_at(in + start);
+    }
+    for (; k + 4 <= n && !found; k++)
+        found = four_byte_gb18030_at(in + k);
     PyBuffer_Release(&view);
     return PyBool_FromLong(found);
 }
@@ -443,9 +465,9 @@ static PyObject *py_softmax_weights(PyObject *module, PyObject *const *args, Py_
     double best = PyFloat_AsDouble(args[1]);
     if (best == -1.0 && PyErr_Occurred())
         return NULL;
-    PyObject *near = PyList_New(0);
-    if (near == NULL)
-        return NULL;
+    PyObject *indexes = PyList_New(0), *weights = PyList_New(0);
+    if (indexes == NULL || weights == NULL)
+        goto fail;
     double total = 0.0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(scores); i++) {
         double score = PyFloat_AsDouble(PyList_GET_ITEM(scores, i));
@@ -455,19 +477,25 @@ static PyObject *py_softmax_weights(PyObject *module, PyObject *const *args, Py_
         if (-50.0 > difference) /* max(difference, -50.0): the first unless the second is larger */
             difference = -50.0;
         double weight = exp(difference); /* the libm function math.exp calls */
+        if (isinf(weight) && isfinite(difference)) {
+            PyErr_SetString(PyExc_OverflowError, "math range error"); /* as math.exp raises */
+            goto fail;
+        }
         total += weight;
         if (weight > 1e-6) {
-            PyObject *pair = Py_BuildValue("(nd)", i, weight);
-            if (pair == NULL || PyList_Append(near, pair) < 0) {
-                Py_XDECREF(pair);
+            PyObject *index = PyLong_FromSsize_t(i), *value = PyFloat_FromDouble(weight);
+            int failed = index == NULL || value == NULL || PyList_Append(indexes, index) < 0 ||
+                         PyList_Append(weights, value) < 0;
+            Py_XDECREF(index);
+            Py_XDECREF(value);
+            if (failed)
                 goto fail;
-            }
-            Py_DECREF(pair);
         }
     }
-    return Py_BuildValue("(dN)", total, near);
+    return Py_BuildValue("(dNN)", total, indexes, weights);
 fail:
-    Py_DECREF(near);
+    Py_XDECREF(indexes);
+    Py_XDECREF(weights);
     return NULL;
 }
 
@@ -614,7 +642,7 @@ static PyMethodDef methods[] = {
      "best_dot_products(order, counts, tables, groups, /)\n--\n\nPer group of tables, the largest dot product "
      "and the index of its table."},
     {"softmax_weights", (PyCFunction)(void (*)(void))py_softmax_weights, METH_FASTCALL,
-     "softmax_weights(scores, best, /)\n--\n\n(sum of exp(max(score - best, -50)), [(index, weight > 1e-6)])."},
+     "softmax_weights(scores, best, /)\n--\n\n(sum of exp(max(score - best, -50)), indexes, weights > 1e-6)."},
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
      "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
      "distinct non-ASCII characters."},

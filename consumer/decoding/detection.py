@@ -455,8 +455,8 @@ def _confidence(
     present = -1  # the window's distinct high bytes as a bit mask, made when first needed
     share = 0.0
     candidates = list(scores)
-    total, near = softmax_weights(list(scores.values()), scores[winner])
-    for index, weight in near:
+    total, indexes, weights = softmax_weights(list(scores.values()), scores[winner])
+    for index, weight in zip(indexes, weights, strict=True):
         encoding = candidates[index]
         if encoding == winner:
             share += weight
@@ -552,18 +552,19 @@ def reference_four_byte_gb18030(data: bytes) -> bool:
     return _FOUR_BYTE_GB18030 in data.translate(_GB18030_CLASSES)
 
 
-def reference_softmax_weights(scores: Sequence[float], best: float) -> tuple[float, list[tuple[int, float]]]:
+def reference_softmax_weights(scores: Sequence[float], best: float) -> tuple[float, list[int], list[float]]:
     """Per score, exp(score - *best*) floored at exp(-50): their sum, added in order, and those above 1e-6.
 
-    The latter as (index, weight), in order."""
+    The latter as their indexes and their weights, in order."""
     total = 0.0
-    near = []
+    indexes, weights = [], []
     for index, score in enumerate(scores):
         weight = math.exp(max(score - best, -50.0))
         total += weight
         if weight > 1e-6:
-            near.append((index, weight))
-    return total, near
+            indexes.append(index)
+            weights.append(weight)
+    return total, indexes, weights
 
 
 def reference_squeeze(data: bytes) -> bytes:
