@@ -37,14 +37,18 @@ Work is bounded: at most 64 KiB are examined, one histogram of the window is
 taken (and one of the rest of the examined bytes, when single-byte candidates
 are close) and at most 6 multi-byte strict decodes run (of the same window).
 The counting loops (the histograms, the dot products of the histogram with
-every language's table, the squeezing of the window for the multi-byte
-candidates, the script-mixing pairs, the character likelihoods of the
-multi-byte texts) run compiled (``_detection_counts.c``, ``COMPILED``)
+every language's table and the best language of each encoding, the count of
+high bytes that sizes the window, the squeezing of the window for the
+multi-byte candidates, the check for gb18030's four-byte sequences, the
+script-mixing pairs, the character likelihoods of the multi-byte texts, the
+confidence's softmax) run compiled (``_detection_counts.c``, ``COMPILED``)
 when the extension was built; their readable references here
 (``reference_high_bytes``, ``reference_high_byte_counts``,
-``reference_dot_products``, ``reference_squeeze``,
-``reference_mixed_pairs``, ``reference_text_likelihood``) run otherwise, with
-the same answers to the last bit (tests/decoding/detection/test_compiled.py),
+``reference_dot_products``, ``reference_best_dot_products``,
+``reference_high_byte_count``, ``reference_first_high_byte``, ``reference_squeeze``,
+``reference_four_byte_gb18030``, ``reference_mixed_pairs``,
+``reference_text_likelihood``, ``reference_softmax_weights``) run otherwise,
+with the same answers to the last bit (tests/decoding/detection/test_compiled.py),
 linear in the input too.  A 4 KiB window of a
 non-Latin text holds thousands of letters, far more than a unigram model needs;
 64 KiB bounds the growth for mostly-ASCII pages, whose few accented letters
@@ -62,7 +66,6 @@ import codecs
 import functools
 import itertools
 import math
-import operator
 import re
 import unicodedata
 from array import array
@@ -231,28 +234,31 @@ def detect(body: bytes, tld: str | None = None) -> Detection:
     """
     hint = tld_of(tld)
     try:
-        start = _evidence_start(body)
-        return _detect(bytes(body[start : start + MAX_EXAMINED]), hint)
+        start, first_high = _evidence_start(body)
+        return _detect(bytes(body[start : start + MAX_EXAMINED]), first_high - start, hint)
     except Exception:  # noqa: BLE001 - a detector must not take the page down; the default is what browsers use
         return Detection(_fallback(hint), 0.0)
 
 
-def _evidence_start(body: bytes) -> int:
-    """Where the examined bytes start: the body's start, or a little before its first non-ASCII byte.
+def _evidence_start(body: bytes) -> tuple[int, int]:
+    """Where the examined bytes start: the body's start, or a little before its first non-ASCII byte; and that byte.
+
+    The second is -1 when *body* has no non-ASCII byte, else the first one's
+    index, which then lies among the examined bytes.
 
     Every candidate decodes ASCII alike, so an all-ASCII prefix carries no
     evidence: a page whose first letters beyond ASCII follow 64 KiB of inline
     script, CSS or comments would otherwise be judged on ASCII alone.  When the
     first half of the window holds no non-ASCII byte, the window starts
-    ``_CONTEXT_BYTES`` before the first one (the search runs once, in C, linear
-    in the body).  Every byte before that one is ASCII, hence a whole character
-    in every candidate but ISO-2022-JP (7-bit, and then there is no non-ASCII
-    byte): the window starts on a character boundary.
+    ``_CONTEXT_BYTES`` before the first one (the search runs once, in C, eight
+    bytes a step, linear in the body).  Every byte before that one is ASCII,
+    hence a whole character in every candidate but ISO-2022-JP (7-bit, and then
+    there is no non-ASCII byte): the window starts on a character boundary.
     """
-    first_high = _HIGH_BYTE.search(body)
-    if first_high is None or first_high.start() < MAX_EXAMINED // 2:
-        return 0
-    return first_high.start() - _CONTEXT_BYTES
+    first_high = first_high_byte(body)
+    if first_high < MAX_EXAMINED // 2:  # none (-1) too
+        return 0, first_high
+    return first_high - _CONTEXT_BYTES, first_high
 
 
 def _fallback(hint: str | None) -> str:
@@ -270,8 +276,8 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     as ``_penalise_script_mixing`` says), so the list may hold one too many.
     """
     try:
-        start = _evidence_start(body)
-        scored = _scored(bytes(body[start : start + MAX_EXAMINED]), tld_of(tld))
+        start, first_high = _evidence_start(body)
+        scored = _scored(bytes(body[start : start + MAX_EXAMINED]), first_high - start, tld_of(tld))
     except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
         return (detect(body, tld).encoding,)
     if scored is None:
@@ -281,8 +287,8 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     return tuple(e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin)
 
 
-def _detect(head: bytes, hint: str | None) -> Detection:
-    scored = _scored(head, hint)
+def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
+    scored = _scored(head, first_high, hint)
     if scored is None:
         if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
@@ -297,17 +303,18 @@ Histogram = tuple[bytes, list[int]]
 
 
 def _scored(
-    head: bytes, hint: str | None
+    head: bytes, first_high: int, hint: str | None
 ) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram] | None:
-    """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte."""
-    first_high = _HIGH_BYTE.search(head)
-    if first_high is None:
+    """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte.
+
+    *first_high* is the index of *head*'s first non-ASCII byte (-1: none), as ``_evidence_start`` found it."""
+    if first_high < 0:
         return None
-    window = _window(head, first_high.start())
+    window = _window(head, first_high)
     histogram = high_bytes(window)
     likelihoods, texts, languages = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
-    _count_beyond_window(scores, languages, head, first_high.start() + len(window))
+    _count_beyond_window(scores, languages, head, first_high + len(window))
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
     return scores, likelihoods, texts, histogram
 
@@ -390,7 +397,7 @@ def _count_beyond_window(scores: dict[str, float], languages: bytes, head: bytes
 
 def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, float]:
     """Each likelihood plus its encoding's prior and, when the TLD names it, the TLD bonus."""
-    scores = {encoding: value + PRIORS.get(encoding, _OTHER_PRIOR) for encoding, value in likelihoods.items()}
+    scores = {encoding: value + _PRIOR[encoding] for encoding, value in likelihoods.items()}
     for rank, encoding in enumerate(TLD_HINTS.get(hint, ()) if hint else ()):
         if encoding in scores:
             scores[encoding] += TLD_BONUS - 0.5 * rank
@@ -452,7 +459,6 @@ def _confidence(
 
     *histogram* counts the window's high bytes (the window's histogram, not a second pass over them)."""
     order, counts = histogram
-    present = -1  # the window's distinct high bytes as a bit mask, made when first needed
     share = 0.0
     candidates = list(scores)
     total, indexes, weights = softmax_weights(list(scores.values()), scores[winner])
@@ -461,9 +467,7 @@ def _confidence(
         if encoding == winner:
             share += weight
             continue
-        if present < 0:
-            present = functools.reduce(operator.or_, map(_BITS.__getitem__, order), 0)
-        if _decodes_alike(winner, encoding, texts, present):
+        if _decodes_alike(winner, encoding, texts, order):
             share += weight
     # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
     # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
@@ -472,11 +476,17 @@ def _confidence(
     return round(min(1.0, max(0.0, share / total * plausibility)), 4)
 
 
-def _decodes_alike(first: str, second: str, texts: dict[str, str], present: int) -> bool:
-    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes, a bit mask)."""
+def _decodes_alike(first: str, second: str, texts: dict[str, str], present: bytes) -> bool:
+    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes)."""
     if first in texts or second in texts:
         return texts.get(first) == texts.get(second)
-    return not _differences(first, second) & present
+    return len(present.translate(None, _differing_bytes(first, second))) == len(present)  # none of them removed
+
+
+@functools.cache
+def _differing_bytes(one: str, other: str) -> bytes:
+    """The high bytes two single-byte encodings map differently (``_differences`` as bytes)."""
+    return bytes(0x80 + index for index in _set_bits(_differences(one, other)))
 
 
 @functools.cache
@@ -542,6 +552,12 @@ def reference_best_dot_products(
     return best_sums, bytes(indexes)
 
 
+def reference_first_high_byte(data: bytes) -> int:
+    """The index of *data*'s first byte >= 0x80, or -1."""
+    found = _HIGH_BYTE.search(data)
+    return -1 if found is None else found.start()
+
+
 def reference_high_byte_count(data: bytes) -> int:
     """How many bytes of *data* are >= 0x80."""
     return len(data.translate(None, _ASCII_BYTES))
@@ -595,11 +611,14 @@ def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callabl
 
 # high_bytes(data) -> Histogram, dot_products(order, counts, tables) -> sums, mixed_pairs and the character likelihood
 # of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
-# operation per byte or character.
+# operation per byte or character; and the steps whose Python loops over a few dozen candidates, or
+# bytes.translate passes and regular expressions, cost more than the counting itself (best_dot_products,
+# high_byte_count, first_high_byte, four_byte_gb18030, softmax_weights).
 try:
     from ._detection_counts import (
         best_dot_products,
         dot_products,
+        first_high_byte,
         four_byte_gb18030,
         high_byte_count,
         high_byte_counts,
@@ -617,6 +636,7 @@ except ImportError:  # installed without a C compiler
     squeeze, high_byte_counts = reference_squeeze, reference_high_byte_counts
     best_dot_products, four_byte_gb18030 = reference_best_dot_products, reference_four_byte_gb18030
     high_byte_count, softmax_weights = reference_high_byte_count, reference_softmax_weights
+    first_high_byte = reference_first_high_byte
     COMPILED = False
 
 
@@ -741,8 +761,8 @@ _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
 _LANGUAGE_COUNTS = bytes(map(len, _SINGLE_BYTE_TABLES.values()))
 #: Per single-byte candidate, its place in ``_SINGLE_BYTE_TABLES`` (and in ``best_dot_products``' answers).
 _SINGLE_BYTE_INDEX = {encoding: index for index, encoding in enumerate(_SINGLE_BYTE_TABLES)}
-#: Byte 0x80 + i -> bit i.
-_BITS = {byte: 1 << (byte - 0x80) for byte in range(0x80, 0x100)}
+#: Every candidate's log prior (``PRIORS``, or ``_OTHER_PRIOR``).
+_PRIOR = {encoding: PRIORS.get(encoding, _OTHER_PRIOR) for encoding in LANGUAGES}
 #: Those tables laid end to end, in that order: what ``dot_products`` scores the window's histogram with.
 _ALL_TABLES = array("d", [value for tables in _SINGLE_BYTE_TABLES.values() for table in tables for value in table])
 #: Per language, the log-probability of a character its counts lack.
