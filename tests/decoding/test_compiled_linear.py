@@ -180,6 +180,7 @@ def detection_inputs(size: int) -> dict[str, bytes]:
     return {
         "random bytes": rng.randbytes(size),
         "ASCII": b"a" * size,
+        "ASCII, one high byte at the end": b"a" * (size - 1) + b"\xe9",
         "high bytes only": b"\xe9" * size,
         "an ASCII letter between high bytes": _repeat(b"a\xe9", size),
         "Cyrillic words between ASCII": _repeat("привет, world ".encode("cp1251"), size),
@@ -243,6 +244,7 @@ PER_BYTE = {
     "gb18030": 90,  # 43.5: four-byte sequences with a bad fourth byte: the first dropped, three read again
     "iso_2022_jp": 125,  # 62.5: ESC $ prepended back, each byte read up to three times
     "high_byte_count": 3,  # 1.25: eight bytes a step
+    "first_high_byte": 2,  # 0.88: eight bytes a step to the first high one
     "four_byte_gb18030": 30,  # 15.2: a lead and a digit every three bytes, every start tested
     "mixed_pairs": 17,  # 8.3: a byte at a time where words hold high bytes
     "best_dot_products": 2,  # 0.6 (random bytes: all 128 high bytes): bounded by the histogram, not the data
@@ -317,6 +319,7 @@ def _entries() -> list[Entry]:
     # more shows; softmax_weights reads one score a byte.
     entries += [
         Entry("high_byte_count", "", DETECTION, "high_byte_count", ("py_high_byte_count",), _data, detection_inputs),
+        Entry("first_high_byte", "", DETECTION, "first_high_byte", ("py_first_high_byte",), _data, detection_inputs),
         Entry("four_byte_gb18030", "", DETECTION, "four_byte_gb18030", ("py_four_byte_gb18030",), _data,
               detection_inputs),
         Entry("mixed_pairs", "windows-1251", DETECTION, "mixed_pairs", ("py_mixed_pairs",),

@@ -29,6 +29,7 @@ def test_the_extension_is_built_in_a_development_install() -> None:
     assert detection.mixed_pairs is compiled.mixed_pairs and detection.squeeze is compiled.squeeze
     assert detection.high_byte_counts is compiled.high_byte_counts
     assert detection.high_byte_count is compiled.high_byte_count
+    assert detection.first_high_byte is compiled.first_high_byte
     assert detection.four_byte_gb18030 is compiled.four_byte_gb18030
     assert detection.best_dot_products is compiled.best_dot_products
     assert detection.softmax_weights is compiled.softmax_weights
@@ -67,6 +68,15 @@ def test_high_bytes_of_every_byte_and_of_corpus_pages() -> None:
 def test_high_byte_count_of_runs_and_mixtures(chunks: list[bytes]) -> None:
     data = b"".join(chunks)  # high bytes at every place of the eight-byte steps, and in the tail
     assert compiled.high_byte_count(data) == detection.reference_high_byte_count(data)
+    assert compiled.first_high_byte(data) == detection.reference_first_high_byte(data)
+
+
+def test_first_high_byte_at_every_offset() -> None:
+    for length in range(40):
+        assert compiled.first_high_byte(b"a" * length) == detection.reference_first_high_byte(b"a" * length) == -1
+        for high in (0x80, 0xFF):
+            data = b"\x7f" * length + bytes([high]) + b"\x80a"
+            assert compiled.first_high_byte(data) == detection.reference_first_high_byte(data) == length
 
 
 # -- gb18030's four-byte shape -------------------------------------------------------------------------
@@ -290,6 +300,7 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(detection, "squeeze", detection.reference_squeeze)
     monkeypatch.setattr(detection, "high_byte_counts", detection.reference_high_byte_counts)
     monkeypatch.setattr(detection, "high_byte_count", detection.reference_high_byte_count)
+    monkeypatch.setattr(detection, "first_high_byte", detection.reference_first_high_byte)
     monkeypatch.setattr(detection, "four_byte_gb18030", detection.reference_four_byte_gb18030)
     monkeypatch.setattr(detection, "best_dot_products", detection.reference_best_dot_products)
     monkeypatch.setattr(detection, "softmax_weights", detection.reference_softmax_weights)
