@@ -292,6 +292,8 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     bodies: list[tuple[bytes, str | None]] = [(made.body, made.tld) for made in corpus(1, 9)]
     bodies += [(made.body[: len(made.body) // 3], None) for made in corpus(1, 10, min_size=150, max_size=700)]
     bodies += [(bytes(rng.getrandbits(8) for _ in range(rng.choice([10, 500, 5000]))), None) for _ in range(60)]
+    # Behind ASCII: examined from just before the first non-ASCII byte (past half of MAX_EXAMINED), or not.
+    bodies += [(b"<!-- x -->" * size + made.body, made.tld) for made in corpus(1, 12)[::7] for size in (100, 4000)]
     compiled_answers = answers(bodies)
     monkeypatch.setattr(detection, "COMPILED", False)
     monkeypatch.setattr(detection, "high_bytes", detection.reference_high_bytes)
