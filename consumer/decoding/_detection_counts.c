@@ -58,57 +58,65 @@
 #define TABLE 128
 #define MEMO_SIZE 0x10000
 
-/* The histogram of data's high bytes, four interleaved so that a run of one byte does not wait on
- * its own increments; order gets each byte at its first occurrence. */
+/* The histogram of data's high bytes, and order gets each at its first occurrence.  In a word
+ * holding a high byte every byte is counted, without a branch (in text, ASCII and high bytes
+ * alternate unpredictably), into four tables in turn so that a run of one byte does not wait on its
+ * own increments; the one branch, "not seen yet", is rare (ASCII counts as seen).  Words of ASCII
+ * are skipped.  32-bit counts: a block of at most 2^31 bytes at a time. */
+static void histogram_block(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[TABLE], unsigned char seen[256],
+                            unsigned char order[TABLE], int *distinct)
+{
+    uint32_t lanes[4][256];
+    memset(lanes, 0, sizeof lanes);
+    int found = *distinct;
+#define HISTOGRAM_BYTE(INDEX, LANE)                                                                          \
+    do {                                                                                                     \
+        unsigned byte = in[INDEX];                                                                           \
+        lanes[LANE][byte]++;                                                                                 \
+        if (!seen[byte]) {                                                                                   \
+            seen[byte] = 1;                                                                                  \
+            order[found++] = (unsigned char)byte;                                                            \
+        }                                                                                                    \
+    } while (0)
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        if (!(word & HIGH_BITS))
+            continue;
+        HISTOGRAM_BYTE(k, 0);
+        HISTOGRAM_BYTE(k + 1, 1);
+        HISTOGRAM_BYTE(k + 2, 2);
+        HISTOGRAM_BYTE(k + 3, 3);
+        HISTOGRAM_BYTE(k + 4, 0);
+        HISTOGRAM_BYTE(k + 5, 1);
+        HISTOGRAM_BYTE(k + 6, 2);
+        HISTOGRAM_BYTE(k + 7, 3);
+    }
+    for (; k < n; k++)
+        HISTOGRAM_BYTE(k, 0);
+#undef HISTOGRAM_BYTE
+    for (int byte = 0; byte < TABLE; byte++)
+        counts[byte] += (Py_ssize_t)lanes[0][0x80 + byte] + lanes[1][0x80 + byte] + lanes[2][0x80 + byte] +
+                        lanes[3][0x80 + byte];
+    *distinct = found;
+}
+
+#define BLOCK ((Py_ssize_t)0x7FFFFFF8)
+
 static int histogram(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[TABLE], unsigned char order[TABLE])
 {
-    Py_ssize_t lanes[4][TABLE];
-    memset(lanes, 0, sizeof lanes);
-    unsigned char seen[TABLE] = {0};
+    unsigned char seen[256];
+    memset(seen, 1, 0x80);
+    memset(seen + 0x80, 0, 0x80);
     int distinct = 0;
-    Py_ssize_t k = 0;
-    while (k < n) {
-        if (k + 8 <= n) {
-            uint64_t word;
-            memcpy(&word, in + k, 8);
-            if (!(word & HIGH_BITS)) {
-                k += 8;
-                continue;
-            }
-            for (int lane = 0; lane < 8; lane++) {
-                unsigned byte = in[k + lane];
-                if (byte >= 0x80) {
-                    byte -= 0x80;
-                    if (!seen[byte]) {
-                        seen[byte] = 1;
-                        order[distinct++] = (unsigned char)(byte + 0x80);
-                    }
-                    lanes[lane & 3][byte]++;
-                }
-            }
-            k += 8;
-            continue;
-        }
-        unsigned byte = in[k++];
-        if (byte >= 0x80) {
-            byte -= 0x80;
-            if (!seen[byte]) {
-                seen[byte] = 1;
-                order[distinct++] = (unsigned char)(byte + 0x80);
-            }
-            lanes[0][byte]++;
-        }
-    }
-    for (int byte = 0; byte < TABLE; byte++)
-        counts[byte] = lanes[0][byte] + lanes[1][byte] + lanes[2][byte] + lanes[3][byte];
+    memset(counts, 0, TABLE * sizeof counts[0]);
+    for (Py_ssize_t start = 0; start < n; start += BLOCK)
+        histogram_block(in + start, n - start > BLOCK ? BLOCK : n - start, counts, seen, order, &distinct);
     return distinct;
 }
 
-/* high_byte_counts: every byte of a word holding a high one counted without a branch (in text,
- * ASCII and high bytes alternate unpredictably), into four tables in turn so that a run of one byte
- * does not wait on its own increments; words of ASCII skipped.  32-bit counts: a block of at most
- * 2^31 bytes at a time. */
-#define BLOCK ((Py_ssize_t)0x7FFFFFF8)
+/* high_byte_counts: counted as histogram_block counts, without the order. */
 
 static void count_all(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[256])
 {

@@ -243,6 +243,7 @@ PER_BYTE = {
     "big5": 70,  # 34.5: the same (32.0: text decoded again into UCS-4 for a supplementary code point at the end)
     "gb18030": 90,  # 43.5: four-byte sequences with a bad fourth byte: the first dropped, three read again
     "iso_2022_jp": 125,  # 62.5: ESC $ prepended back, each byte read up to three times
+    "high_bytes": 15,  # 7.2: every byte of a word holding a high one counted, a "seen" test each
     "high_byte_count": 3,  # 1.25: eight bytes a step
     "first_high_byte": 2,  # 0.88: eight bytes a step to the first high one
     "four_byte_gb18030": 30,  # 15.2: a lead and a digit every three bytes, every start tested
@@ -314,10 +315,11 @@ def _entries() -> list[Entry]:
             entries.append(Entry("single_byte", f"{encoding}-{_mode(fatal)}", CODECS + "_single_byte", "decode",
                                  ("decode",), lambda data, e=encoding, f=fatal: (_single_byte_table(e), data, f),
                                  single_byte_inputs))  # fmt: skip
-    # Detection's loops (the older ones, but for mixed_pairs, are not listed here yet). best_dot_products
+    # Detection's loops (the older ones, but for high_bytes and mixed_pairs, are not listed here yet). best_dot_products
     # reads a histogram, at most 128 distinct bytes whatever the data's length: counted so that a loop over
     # more shows; softmax_weights reads one score a byte.
     entries += [
+        Entry("high_bytes", "", DETECTION, "high_bytes", ("py_high_bytes",), _data, detection_inputs),
         Entry("high_byte_count", "", DETECTION, "high_byte_count", ("py_high_byte_count",), _data, detection_inputs),
         Entry("first_high_byte", "", DETECTION, "first_high_byte", ("py_first_high_byte",), _data, detection_inputs),
         Entry("four_byte_gb18030", "", DETECTION, "four_byte_gb18030", ("py_four_byte_gb18030",), _data,
