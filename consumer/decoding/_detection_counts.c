@@ -29,6 +29,9 @@
  * softmax_weights(scores, best) -> (float, list[int], list[float])
  *     scores  a list of floats; each weight is exp(max(score - best, -50.0)), the total their sum
  *             added left to right; then the indexes and the weights of those above 1e-6, in order
+ * strict_decodes(data, decoders) -> list[str | None]
+ *     decoders a tuple of incremental decoder classes; per class, data decoded by one made
+ *             "strict" with final false, or None where that raises UnicodeDecodeError
  * text_likelihood(text, logp, unseen, memo) -> float
  *     the sum, over the distinct characters >= U+0080 of text in order of first occurrence, of
  *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
@@ -532,6 +535,47 @@ fail:
     return NULL;
 }
 
+/* strict_decodes: each incremental decoder class of decoders, made "strict", decodes data with
+ * final false; a UnicodeDecodeError gives None.  What Python's try/except per candidate costs
+ * (a traceback, the matching, the calls) is most of a failed decode's time. */
+static PyObject *py_strict_decodes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "strict_decodes(data, decoders: tuple) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *data = args[0], *decoders = args[1];
+    Py_ssize_t n = PyTuple_GET_SIZE(decoders);
+    PyObject *strict = PyUnicode_InternFromString("strict"), *name = PyUnicode_InternFromString("decode");
+    PyObject *texts = PyList_New(n);
+    if (strict == NULL || name == NULL || texts == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *decoder = PyObject_CallOneArg(PyTuple_GET_ITEM(decoders, i), strict);
+        if (decoder == NULL)
+            goto fail;
+        PyObject *call[3] = {decoder, data, Py_False};
+        PyObject *text = PyObject_VectorcallMethod(name, call, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(decoder);
+        if (text == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                goto fail;
+            PyErr_Clear();
+            text = Py_NewRef(Py_None);
+        }
+        PyList_SET_ITEM(texts, i, text);
+    }
+    Py_DECREF(strict);
+    Py_DECREF(name);
+    return texts;
+fail:
+    Py_XDECREF(strict);
+    Py_XDECREF(name);
+    Py_XDECREF(texts);
+    return NULL;
+}
+
 /* One character's log-probability: the memo's, else logp's, else unseen's (stored in logp). */
 static int character_logp(Py_UCS4 code_point, PyObject *logp, PyObject *unseen, double *memo, double *value)
 {
@@ -680,6 +724,9 @@ static PyMethodDef methods[] = {
      "and the index of its table."},
     {"softmax_weights", (PyCFunction)(void (*)(void))py_softmax_weights, METH_FASTCALL,
      "softmax_weights(scores, best, /)\n--\n\n(sum of exp(max(score - best, -50)), indexes, weights > 1e-6)."},
+    {"strict_decodes", (PyCFunction)(void (*)(void))py_strict_decodes, METH_FASTCALL,
+     "strict_decodes(data, decoders, /)\n--\n\nPer incremental decoder class, data decoded strictly with "
+     "final false, or None."},
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
      "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
      "distinct non-ASCII characters."},

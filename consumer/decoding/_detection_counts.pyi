@@ -1,4 +1,5 @@
 # Types of detection's compiled loops (_detection_counts.c); detection.py keeps the reference of each.
+import codecs
 from array import array
 from collections.abc import Callable, Sequence
 
@@ -17,3 +18,6 @@ def best_dot_products(
     order: bytes, counts: Sequence[int], tables: array[float], groups: bytes, /
 ) -> tuple[list[float], bytes]: ...
 def softmax_weights(scores: list[float], best: float, /) -> tuple[float, list[int], list[float]]: ...
+def strict_decodes(
+    data: bytes, decoders: tuple[Callable[[str], codecs.IncrementalDecoder], ...], /
+) -> list[str | None]: ...

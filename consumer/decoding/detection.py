@@ -41,13 +41,14 @@ every language's table and the best language of each encoding, the count of
 high bytes that sizes the window, the squeezing of the window for the
 multi-byte candidates, the check for gb18030's four-byte sequences, the
 script-mixing pairs, the character likelihoods of the multi-byte texts, the
-confidence's softmax) run compiled (``_detection_counts.c``, ``COMPILED``)
+confidence's softmax, the candidates' strict decodes) run compiled (``_detection_counts.c``, ``COMPILED``)
 when the extension was built; their readable references here
 (``reference_high_bytes``, ``reference_high_byte_counts``,
 ``reference_dot_products``, ``reference_best_dot_products``,
 ``reference_high_byte_count``, ``reference_first_high_byte``, ``reference_squeeze``,
 ``reference_four_byte_gb18030``, ``reference_mixed_pairs``,
-``reference_text_likelihood``, ``reference_softmax_weights``) run otherwise,
+``reference_text_likelihood``, ``reference_softmax_weights``,
+``reference_strict_decodes``) run otherwise,
 with the same answers to the last bit (tests/decoding/detection/test_compiled.py),
 linear in the input too.  A 4 KiB window of a
 non-Latin text holds thousands of letters, far more than a unigram model needs;
@@ -352,11 +353,10 @@ def _likelihoods(window: bytes, histogram: Histogram) -> tuple[dict[str, float],
     scores = dict(zip(_SINGLE_BYTE_TABLES, sums, strict=True))
     texts: dict[str, str] = {}
     squeezed = squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
-    for encoding in _MULTI_BYTE:
-        if encoding == "gb18030" and not four_byte_gb18030(squeezed):
-            continue  # decodes as GBK does, if at all; GBK, the usual name, stands for both
-        text = _decodes(squeezed, encoding)
-        if text is None:
+    # Without a four-byte sequence gb18030 decodes as GBK does, if at all: GBK, the usual name, stands for both.
+    candidates = _MULTI_BYTE if four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
+    for encoding, text in zip(candidates, strict_decodes(squeezed, _DECODER_CLASSES[candidates]), strict=True):
+        if text is None:  # as _decodes: strictly, but for an incomplete sequence at the end
             continue
         texts[encoding] = text
         scores[encoding] = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
@@ -583,6 +583,20 @@ def reference_softmax_weights(scores: Sequence[float], best: float) -> tuple[flo
     return total, indexes, weights
 
 
+def reference_strict_decodes(
+    data: bytes, decoders: Sequence[Callable[[str], codecs.IncrementalDecoder]]
+) -> list[str | None]:
+    """Per incremental decoder class of *decoders*, *data* decoded strictly but for an incomplete sequence at its end
+    (``_decodes``), or None."""
+    texts: list[str | None] = []
+    for decoder in decoders:
+        try:
+            texts.append(decoder("strict").decode(data, final=False))
+        except UnicodeDecodeError:
+            texts.append(None)
+    return texts
+
+
 def reference_squeeze(data: bytes) -> bytes:
     """*data* with each run of ASCII bytes cut to its first two bytes, but for its last three bytes, kept."""
     return _ASCII_AFTER_ASCII.sub(rb"\1", data[:-3]) + data[-3:]
@@ -613,7 +627,8 @@ def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callabl
 # of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
 # operation per byte or character; and the steps whose Python loops over a few dozen candidates, or
 # bytes.translate passes and regular expressions, cost more than the counting itself (best_dot_products,
-# high_byte_count, first_high_byte, four_byte_gb18030, softmax_weights).
+# high_byte_count, first_high_byte, four_byte_gb18030, softmax_weights; strict_decodes, whose
+# candidates mostly fail, where a try/except in Python costs most of the failure).
 try:
     from ._detection_counts import (
         best_dot_products,
@@ -626,6 +641,7 @@ try:
         mixed_pairs,
         softmax_weights,
         squeeze,
+        strict_decodes,
     )
     from ._detection_counts import text_likelihood as _compiled_text_likelihood
 
@@ -636,7 +652,7 @@ except ImportError:  # installed without a C compiler
     squeeze, high_byte_counts = reference_squeeze, reference_high_byte_counts
     best_dot_products, four_byte_gb18030 = reference_best_dot_products, reference_four_byte_gb18030
     high_byte_count, softmax_weights = reference_high_byte_count, reference_softmax_weights
-    first_high_byte = reference_first_high_byte
+    first_high_byte, strict_decodes = reference_first_high_byte, reference_strict_decodes
     COMPILED = False
 
 
@@ -740,10 +756,16 @@ def _seen_logp(language: str) -> dict[str, float]:
 
 
 _CHARACTER_LOGP: dict[str, dict[str, float]] = {language: _seen_logp(language) for language in FREQUENCIES}
-_MULTI_BYTE = [encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE]
+_MULTI_BYTE = tuple(encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE)
+_MULTI_BYTE_BUT_GB18030 = tuple(encoding for encoding in _MULTI_BYTE if encoding != "gb18030")
 #: The scoring codecs' incremental decoders, looked up once.
 _INCREMENTAL_DECODERS = {
     encoding: codecs.getincrementaldecoder(_SCORING_CODECS[encoding]) for encoding in [*_MULTI_BYTE, "ISO-2022-JP"]
+}
+#: Those of each list of candidates ``_likelihoods`` decodes, in its order: what ``strict_decodes`` makes.
+_DECODER_CLASSES = {
+    candidates: tuple(_INCREMENTAL_DECODERS[encoding] for encoding in candidates)
+    for candidates in (_MULTI_BYTE, _MULTI_BYTE_BUT_GB18030)
 }
 #: Per single-byte candidate, one 128-entry log-probability table per language (index: byte - 0x80).
 _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {

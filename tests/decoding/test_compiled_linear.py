@@ -249,6 +249,7 @@ PER_BYTE = {
     "four_byte_gb18030": 30,  # 15.2: a lead and a digit every three bytes, every start tested
     "mixed_pairs": 17,  # 8.3: a byte at a time where words hold high bytes
     "best_dot_products": 2,  # 0.6 (random bytes: all 128 high bytes): bounded by the histogram, not the data
+    "strict_decodes": 490,  # 245: ASCII, decoded by every multi-byte candidate's Python codec (6 of them)
     "softmax_weights": 760,  # 381 a score (one a byte), every score listed: an int and a float each
 }  # fmt: skip
 
@@ -278,6 +279,12 @@ def _mixing_classes() -> bytes:
     from consumer.decoding.detection import _MIXING_CLASSES
 
     return _MIXING_CLASSES["windows-1251"]
+
+
+def _multi_byte_decoders() -> tuple[object, ...]:
+    from consumer.decoding.detection import _DECODER_CLASSES, _MULTI_BYTE
+
+    return _DECODER_CLASSES[_MULTI_BYTE]
 
 
 def _histogram_and_tables(data: bytes) -> tuple[object, ...]:
@@ -328,6 +335,8 @@ def _entries() -> list[Entry]:
               lambda data: (data, _mixing_classes()), detection_inputs),
         Entry("best_dot_products", "", DETECTION, "best_dot_products", ("py_best_dot_products",),
               _histogram_and_tables, detection_inputs),
+        Entry("strict_decodes", "", DETECTION, "strict_decodes", ("py_strict_decodes",),
+              lambda data: (data, _multi_byte_decoders()), detection_inputs),
         Entry("softmax_weights", "", DETECTION, "softmax_weights", ("py_softmax_weights",),
               lambda data: ([-float(byte) for byte in data], 0.0), score_inputs),
     ]  # fmt: skip

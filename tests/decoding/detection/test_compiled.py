@@ -30,6 +30,7 @@ def test_the_extension_is_built_in_a_development_install() -> None:
     assert detection.high_byte_counts is compiled.high_byte_counts
     assert detection.high_byte_count is compiled.high_byte_count
     assert detection.first_high_byte is compiled.first_high_byte
+    assert detection.strict_decodes is compiled.strict_decodes
     assert detection.four_byte_gb18030 is compiled.four_byte_gb18030
     assert detection.best_dot_products is compiled.best_dot_products
     assert detection.softmax_weights is compiled.softmax_weights
@@ -199,6 +200,37 @@ def test_softmax_weights_at_its_edges() -> None:
         compiled.softmax_weights((1.0,), 1.0)  # type: ignore[arg-type]
 
 
+# -- the candidates' strict decodes ------------------------------------------------------------------
+
+
+SCORING_DECODERS = tuple(detection._INCREMENTAL_DECODERS.values())  # every multi-byte candidate's, ISO-2022-JP's
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"a", b"\x81", b"\xa4", b"\xa4@", b"\xb0\xa1", b"\x8e", b"\x1b$B", b"\xff", b"01"]),
+        max_size=40,
+    )
+)
+def test_strict_decodes_of_leads_trails_and_cut_sequences(chunks: list[bytes]) -> None:
+    data = b"".join(chunks)  # valid pairs, lone leads (cut at the end: no error), bytes no candidate takes
+    assert compiled.strict_decodes(data, SCORING_DECODERS) == detection.reference_strict_decodes(data, SCORING_DECODERS)
+
+
+def test_strict_decodes_of_corpus_pages_and_what_it_refuses() -> None:
+    for made in corpus(1, 15):
+        window = made.body[:4096]
+        assert compiled.strict_decodes(window, SCORING_DECODERS) == detection.reference_strict_decodes(
+            window, SCORING_DECODERS
+        )
+    assert compiled.strict_decodes(b"abc", ()) == []
+    with pytest.raises(TypeError):
+        compiled.strict_decodes(b"abc", list(SCORING_DECODERS))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        compiled.strict_decodes("text", SCORING_DECODERS)  # type: ignore[arg-type]  # the codec's own error, not swallowed
+
+
 # -- the squeezed window (whether it decodes alike: test_squeeze.py) ---------------------------------
 
 
@@ -303,6 +335,7 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(detection, "high_byte_counts", detection.reference_high_byte_counts)
     monkeypatch.setattr(detection, "high_byte_count", detection.reference_high_byte_count)
     monkeypatch.setattr(detection, "first_high_byte", detection.reference_first_high_byte)
+    monkeypatch.setattr(detection, "strict_decodes", detection.reference_strict_decodes)
     monkeypatch.setattr(detection, "four_byte_gb18030", detection.reference_four_byte_gb18030)
     monkeypatch.setattr(detection, "best_dot_products", detection.reference_best_dot_products)
     monkeypatch.setattr(detection, "softmax_weights", detection.reference_softmax_weights)
