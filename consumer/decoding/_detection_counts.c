@@ -200,13 +200,10 @@ static PyObject *py_high_bytes(PyObject *module, PyObject *data)
     return Py_BuildValue("(NN)", order_bytes, list);
 }
 
-static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* Per table of args[2], the sum of count * table[byte - 0x80] over args[0] (order) and args[1]
+ * (counts), added left to right: a PyMem array of *n_tables doubles, or NULL with an exception. */
+static double *dot_sums(PyObject *const *args, Py_ssize_t *n_tables)
 {
-    (void)module;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "dot_products(order, counts, tables) takes 3 arguments");
-        return NULL;
-    }
     Py_buffer order, tables;
     if (PyObject_GetBuffer(args[0], &order, PyBUF_SIMPLE) < 0)
         return NULL;
@@ -214,7 +211,7 @@ static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssi
         PyBuffer_Release(&order);
         return NULL;
     }
-    PyObject *result = NULL;
+    double *sums = NULL;
     PyObject *counts = PySequence_Fast(args[1], "counts must be a sequence");
     if (counts == NULL)
         goto done;
@@ -239,27 +236,62 @@ static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssi
         position[i] = bytes[i] - 0x80;
     }
     const double *table = tables.buf;
-    Py_ssize_t n_tables = tables.len / (Py_ssize_t)(TABLE * sizeof(double));
-    result = PyList_New(n_tables);
-    if (result == NULL)
+    Py_ssize_t n = tables.len / (Py_ssize_t)(TABLE * sizeof(double));
+    sums = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (sums == NULL) {
+        PyErr_NoMemory();
         goto done;
-    for (Py_ssize_t t = 0; t < n_tables; t++, table += TABLE) {
-        double total = 0.0;
-        for (Py_ssize_t i = 0; i < distinct; i++) {
-            double product = weight[i] * table[position[i]];
-            total += product;
-        }
-        PyObject *value = PyFloat_FromDouble(total);
-        if (value == NULL) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyList_SET_ITEM(result, t, value);
     }
+    /* Eight tables at a time: each sum is still added left to right, but eight chains of additions
+     * run side by side instead of one waiting on each addition's latency. */
+#define LANES 8
+    for (Py_ssize_t t = 0; t < n; t += LANES, table += LANES * TABLE) {
+        int lanes = n - t < LANES ? (int)(n - t) : LANES;
+        double totals[LANES] = {0.0};
+        if (lanes == LANES) {
+            for (Py_ssize_t i = 0; i < distinct; i++)
+                for (int lane = 0; lane < LANES; lane++) {
+                    double product = weight[i] * table[lane * TABLE + position[i]];
+                    totals[lane] += product;
+                }
+        } else {
+            for (Py_ssize_t i = 0; i < distinct; i++)
+                for (int lane = 0; lane < lanes; lane++) {
+                    double product = weight[i] * table[lane * TABLE + position[i]];
+                    totals[lane] += product;
+                }
+        }
+        memcpy(sums + t, totals, (size_t)lanes * sizeof(double));
+    }
+#undef LANES
+    *n_tables = n;
 done:
     Py_XDECREF(counts);
     PyBuffer_Release(&tables);
     PyBuffer_Release(&order);
+    return sums;
+}
+
+static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "dot_products(order, counts, tables) takes 3 arguments");
+        return NULL;
+    }
+    Py_ssize_t n_tables;
+    double *sums = dot_sums(args, &n_tables);
+    if (sums == NULL)
+        return NULL;
+    PyObject *result = PyList_New(n_tables);
+    for (Py_ssize_t t = 0; result != NULL && t < n_tables; t++) {
+        PyObject *value = PyFloat_FromDouble(sums[t]);
+        if (value == NULL)
+            Py_CLEAR(result);
+        else
+            PyList_SET_ITEM(result, t, value);
+    }
+    PyMem_Free(sums);
     return result;
 }
 
@@ -446,6 +478,7 @@ static PyObject *py_four_byte_gb18030(PyObject *module, PyObject *data)
 
 static PyObject *py_best_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)module;
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "best_dot_products(order, counts, tables, groups) takes 4 arguments");
         return NULL;
@@ -453,12 +486,13 @@ static PyObject *py_best_dot_products(PyObject *module, PyObject *const *args, P
     Py_buffer groups;
     if (PyObject_GetBuffer(args[3], &groups, PyBUF_SIMPLE) < 0)
         return NULL;
-    PyObject *sums = py_dot_products(module, args, 3);
+    Py_ssize_t n_tables = 0;
+    double *sums = dot_sums(args, &n_tables);
     PyObject *best = NULL, *where = NULL, *result = NULL;
     if (sums == NULL)
         goto done;
     const unsigned char *sizes = groups.buf;
-    Py_ssize_t n_tables = PyList_GET_SIZE(sums), covered = 0;
+    Py_ssize_t covered = 0;
     for (Py_ssize_t g = 0; g < groups.len; g++)
         covered += sizes[g] ? sizes[g] : n_tables + 1; /* an empty group never matches */
     if (covered != n_tables) {
@@ -474,10 +508,11 @@ static PyObject *py_best_dot_products(PyObject *module, PyObject *const *args, P
     for (Py_ssize_t g = 0; g < groups.len; first += sizes[g], g++) {
         Py_ssize_t top = first; /* the first largest, as max() picks it */
         for (Py_ssize_t t = first + 1; t < first + sizes[g]; t++)
-            if (PyFloat_AS_DOUBLE(PyList_GET_ITEM(sums, t)) > PyFloat_AS_DOUBLE(PyList_GET_ITEM(sums, top)))
+            if (sums[t] > sums[top])
                 top = t;
-        PyObject *value = PyList_GET_ITEM(sums, top);
-        Py_INCREF(value);
+        PyObject *value = PyFloat_FromDouble(sums[top]);
+        if (value == NULL)
+            goto done;
         PyList_SET_ITEM(best, g, value);
         indexes[g] = (unsigned char)(top - first);
     }
@@ -485,7 +520,7 @@ static PyObject *py_best_dot_products(PyObject *module, PyObject *const *args, P
 done:
     Py_XDECREF(best);
     Py_XDECREF(where);
-    Py_XDECREF(sums);
+    PyMem_Free(sums);
     PyBuffer_Release(&groups);
     return result;
 }
