@@ -16,6 +16,22 @@
  * mixed_pairs(sample, classes) -> int
  *     classes a 256-byte translate table marking bytes "a" (ASCII letters), "n" (the encoding's
  *             non-Latin letters) or anything else; the adjacent pairs of sample marked "an" or "na"
+ * high_byte_count(data) -> int
+ *     how many bytes of data are >= 0x80
+ * first_high_byte(data) -> int
+ *     the index of data's first byte >= 0x80, or -1
+ * four_byte_gb18030(data) -> bool
+ *     whether data holds [81-FE][30-39][81-FE][30-39] (the shape of a gb18030 four-byte sequence)
+ * best_dot_products(order, counts, tables, groups) -> (list[float], bytes)
+ *     groups  how many consecutive tables of tables each group has (a bytes of sizes >= 1, summing
+ *             to the number of tables); per group, the largest of its tables' dot products (as
+ *             dot_products sums them) and the index within the group of the first table giving it
+ * softmax_weights(scores, best) -> (float, list[int], list[float])
+ *     scores  a list of floats; each weight is exp(max(score - best, -50.0)), the total their sum
+ *             added left to right; then the indexes and the weights of those above 1e-6, in order
+ * strict_decodes(data, decoders) -> list[str | None]
+ *     decoders a tuple of incremental decoder classes; per class, data decoded by one made
+ *             "strict" with final false, or None where that raises UnicodeDecodeError
  * text_likelihood(text, logp, unseen, memo) -> float
  *     the sum, over the distinct characters >= U+0080 of text in order of first occurrence, of
  *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
@@ -24,6 +40,8 @@
  *
  * Why: the Python forms translate the sample and count its pairs in three passes, build a Counter of the window's bytes or characters (a dict operation per
  * byte) and sum one table per candidate language in a generator: together most of detect()'s time.
+ * The later ones replace Python loops over a few dozen candidates and bytes.translate passes (a
+ * byte at a time) that cost more, around the compiled loops, than the loops themselves.
  * The order of additions is the reference's (Counter's first-occurrence order), so the sums are
  * equal to the last bit: contraction into fused multiply-adds is off.  Linear in the input.
  */
@@ -43,57 +61,65 @@
 #define TABLE 128
 #define MEMO_SIZE 0x10000
 
-/* The histogram of data's high bytes, four interleaved so that a run of one byte does not wait on
- * its own increments; order gets each byte at its first occurrence. */
+/* The histogram of data's high bytes, and order gets each at its first occurrence.  In a word
+ * holding a high byte every byte is counted, without a branch (in text, ASCII and high bytes
+ * alternate unpredictably), into four tables in turn so that a run of one byte does not wait on its
+ * own increments; the one branch, "not seen yet", is rare (ASCII counts as seen).  Words of ASCII
+ * are skipped.  32-bit counts: a block of at most 2^31 bytes at a time. */
+static void histogram_block(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[TABLE], unsigned char seen[256],
+                            unsigned char order[TABLE], int *distinct)
+{
+    uint32_t lanes[4][256];
+    memset(lanes, 0, sizeof lanes);
+    int found = *distinct;
+#define HISTOGRAM_BYTE(INDEX, LANE)                                                                          \
+    do {                                                                                                     \
+        unsigned byte = in[INDEX];                                                                           \
+        lanes[LANE][byte]++;                                                                                 \
+        if (!seen[byte]) {                                                                                   \
+            seen[byte] = 1;                                                                                  \
+            order[found++] = (unsigned char)byte;                                                            \
+        }                                                                                                    \
+    } while (0)
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        if (!(word & HIGH_BITS))
+            continue;
+        HISTOGRAM_BYTE(k, 0);
+        HISTOGRAM_BYTE(k + 1, 1);
+        HISTOGRAM_BYTE(k + 2, 2);
+        HISTOGRAM_BYTE(k + 3, 3);
+        HISTOGRAM_BYTE(k + 4, 0);
+        HISTOGRAM_BYTE(k + 5, 1);
+        HISTOGRAM_BYTE(k + 6, 2);
+        HISTOGRAM_BYTE(k + 7, 3);
+    }
+    for (; k < n; k++)
+        HISTOGRAM_BYTE(k, 0);
+#undef HISTOGRAM_BYTE
+    for (int byte = 0; byte < TABLE; byte++)
+        counts[byte] += (Py_ssize_t)lanes[0][0x80 + byte] + lanes[1][0x80 + byte] + lanes[2][0x80 + byte] +
+                        lanes[3][0x80 + byte];
+    *distinct = found;
+}
+
+#define BLOCK ((Py_ssize_t)0x7FFFFFF8)
+
 static int histogram(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[TABLE], unsigned char order[TABLE])
 {
-    Py_ssize_t lanes[4][TABLE];
-    memset(lanes, 0, sizeof lanes);
-    unsigned char seen[TABLE] = {0};
+    unsigned char seen[256];
+    memset(seen, 1, 0x80);
+    memset(seen + 0x80, 0, 0x80);
     int distinct = 0;
-    Py_ssize_t k = 0;
-    while (k < n) {
-        if (k + 8 <= n) {
-            uint64_t word;
-            memcpy(&word, in + k, 8);
-            if (!(word & HIGH_BITS)) {
-                k += 8;
-                continue;
-            }
-            for (int lane = 0; lane < 8; lane++) {
-                unsigned byte = in[k + lane];
-                if (byte >= 0x80) {
-                    byte -= 0x80;
-                    if (!seen[byte]) {
-                        seen[byte] = 1;
-                        order[distinct++] = (unsigned char)(byte + 0x80);
-                    }
-                    lanes[lane & 3][byte]++;
-                }
-            }
-            k += 8;
-            continue;
-        }
-        unsigned byte = in[k++];
-        if (byte >= 0x80) {
-            byte -= 0x80;
-            if (!seen[byte]) {
-                seen[byte] = 1;
-                order[distinct++] = (unsigned char)(byte + 0x80);
-            }
-            lanes[0][byte]++;
-        }
-    }
-    for (int byte = 0; byte < TABLE; byte++)
-        counts[byte] = lanes[0][byte] + lanes[1][byte] + lanes[2][byte] + lanes[3][byte];
+    memset(counts, 0, TABLE * sizeof counts[0]);
+    for (Py_ssize_t start = 0; start < n; start += BLOCK)
+        histogram_block(in + start, n - start > BLOCK ? BLOCK : n - start, counts, seen, order, &distinct);
     return distinct;
 }
 
-/* high_byte_counts: every byte of a word holding a high one counted without a branch (in text,
- * ASCII and high bytes alternate unpredictably), into four tables in turn so that a run of one byte
- * does not wait on its own increments; words of ASCII skipped.  32-bit counts: a block of at most
- * 2^31 bytes at a time. */
-#define BLOCK ((Py_ssize_t)0x7FFFFFF8)
+/* high_byte_counts: counted as histogram_block counts, without the order. */
 
 static void count_all(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[256])
 {
@@ -174,13 +200,10 @@ static PyObject *py_high_bytes(PyObject *module, PyObject *data)
     return Py_BuildValue("(NN)", order_bytes, list);
 }
 
-static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* Per table of args[2], the sum of count * table[byte - 0x80] over args[0] (order) and args[1]
+ * (counts), added left to right: a PyMem array of *n_tables doubles, or NULL with an exception. */
+static double *dot_sums(PyObject *const *args, Py_ssize_t *n_tables)
 {
-    (void)module;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "dot_products(order, counts, tables) takes 3 arguments");
-        return NULL;
-    }
     Py_buffer order, tables;
     if (PyObject_GetBuffer(args[0], &order, PyBUF_SIMPLE) < 0)
         return NULL;
@@ -188,7 +211,7 @@ static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssi
         PyBuffer_Release(&order);
         return NULL;
     }
-    PyObject *result = NULL;
+    double *sums = NULL;
     PyObject *counts = PySequence_Fast(args[1], "counts must be a sequence");
     if (counts == NULL)
         goto done;
@@ -213,27 +236,62 @@ static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssi
         position[i] = bytes[i] - 0x80;
     }
     const double *table = tables.buf;
-    Py_ssize_t n_tables = tables.len / (Py_ssize_t)(TABLE * sizeof(double));
-    result = PyList_New(n_tables);
-    if (result == NULL)
+    Py_ssize_t n = tables.len / (Py_ssize_t)(TABLE * sizeof(double));
+    sums = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (sums == NULL) {
+        PyErr_NoMemory();
         goto done;
-    for (Py_ssize_t t = 0; t < n_tables; t++, table += TABLE) {
-        double total = 0.0;
-        for (Py_ssize_t i = 0; i < distinct; i++) {
-            double product = weight[i] * table[position[i]];
-            total += product;
-        }
-        PyObject *value = PyFloat_FromDouble(total);
-        if (value == NULL) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyList_SET_ITEM(result, t, value);
     }
+    /* Eight tables at a time: each sum is still added left to right, but eight chains of additions
+     * run side by side instead of one waiting on each addition's latency. */
+#define LANES 8
+    for (Py_ssize_t t = 0; t < n; t += LANES, table += LANES * TABLE) {
+        int lanes = n - t < LANES ? (int)(n - t) : LANES;
+        double totals[LANES] = {0.0};
+        if (lanes == LANES) {
+            for (Py_ssize_t i = 0; i < distinct; i++)
+                for (int lane = 0; lane < LANES; lane++) {
+                    double product = weight[i] * table[lane * TABLE + position[i]];
+                    totals[lane] += product;
+                }
+        } else {
+            for (Py_ssize_t i = 0; i < distinct; i++)
+                for (int lane = 0; lane < lanes; lane++) {
+                    double product = weight[i] * table[lane * TABLE + position[i]];
+                    totals[lane] += product;
+                }
+        }
+        memcpy(sums + t, totals, (size_t)lanes * sizeof(double));
+    }
+#undef LANES
+    *n_tables = n;
 done:
     Py_XDECREF(counts);
     PyBuffer_Release(&tables);
     PyBuffer_Release(&order);
+    return sums;
+}
+
+static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "dot_products(order, counts, tables) takes 3 arguments");
+        return NULL;
+    }
+    Py_ssize_t n_tables;
+    double *sums = dot_sums(args, &n_tables);
+    if (sums == NULL)
+        return NULL;
+    PyObject *result = PyList_New(n_tables);
+    for (Py_ssize_t t = 0; result != NULL && t < n_tables; t++) {
+        PyObject *value = PyFloat_FromDouble(sums[t]);
+        if (value == NULL)
+            Py_CLEAR(result);
+        else
+            PyList_SET_ITEM(result, t, value);
+    }
+    PyMem_Free(sums);
     return result;
 }
 
@@ -297,18 +355,260 @@ static PyObject *py_mixed_pairs(PyObject *module, PyObject *const *args, Py_ssiz
         PyErr_SetString(PyExc_ValueError, "classes must be a 256-byte translate table");
         return NULL;
     }
-    /* a is 1, n is 2, anything else 0: a pair is "an" or "na" when the product is 2. */
+    /* a is 1, n is 2, anything else 0: a pair is "an" or "na" when the product is 2.  When no
+     * ASCII byte is an "n" (detection's tables mark only high bytes so), a word of eight ASCII
+     * bytes holds no pair: only the one across its start is counted. */
     unsigned char kind[256];
     const unsigned char *table = classes.buf;
-    for (int byte = 0; byte < 256; byte++)
+    int ascii_n = 0;
+    for (int byte = 0; byte < 256; byte++) {
         kind[byte] = table[byte] == 'a' ? 1 : table[byte] == 'n' ? 2 : 0;
+        ascii_n |= byte < 0x80 && kind[byte] == 2;
+    }
     const unsigned char *in = sample.buf;
-    Py_ssize_t pairs = 0;
-    for (Py_ssize_t k = 1; k < sample.len; k++)
-        pairs += kind[in[k - 1]] * kind[in[k]] == 2;
+    Py_ssize_t pairs = 0, n = sample.len, k = 1;
+    unsigned previous = n ? kind[in[0]] : 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        if (!ascii_n && !(word & HIGH_BITS)) {
+            pairs += previous * kind[in[k]] == 2;
+            previous = kind[in[k + 7]];
+            continue;
+        }
+        for (int i = 0; i < 8; i++) {
+            unsigned current = kind[in[k + i]];
+            pairs += previous * current == 2;
+            previous = current;
+        }
+    }
+    for (; k < n; k++) {
+        unsigned current = kind[in[k]];
+        pairs += previous * current == 2;
+        previous = current;
+    }
     PyBuffer_Release(&classes);
     PyBuffer_Release(&sample);
     return PyLong_FromSsize_t(pairs);
+}
+
+/* high_byte_count: bytes >= 0x80, eight at a time (each byte's top bit moved to the word's low
+ * byte by a multiply: the eight bits sum without carries into bits 56-63). */
+static PyObject *py_high_byte_count(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *in = view.buf;
+    Py_ssize_t n = view.len, k = 0, high = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        word = (word & HIGH_BITS) >> 7;
+        high += (Py_ssize_t)((word * 0x0101010101010101ULL) >> 56);
+    }
+    for (; k < n; k++)
+        high += in[k] >= 0x80;
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(high);
+}
+
+/* first_high_byte: eight bytes a step to the first word holding a high byte (a regular
+ * expression takes a few nanoseconds a byte, and a page's first non-ASCII byte may follow kilobytes
+ * of markup and script). */
+static PyObject *py_first_high_byte(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *in = view.buf;
+    Py_ssize_t n = view.len, k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        if (word & HIGH_BITS)
+            break;
+    }
+    while (k < n && in[k] < 0x80)
+        k++;
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(k < n ? k : -1);
+}
+
+/* Whether any byte of word is an ASCII digit: its bytes XOR '0' below 10 (the "has a byte less
+ * than" test: exact for whether one is, not for which one). */
+static int has_digit(uint64_t word)
+{
+    const uint64_t ones = 0x0101010101010101ULL;
+    uint64_t shifted = word ^ (ones * 0x30);
+    return ((shifted - ones * 10) & ~shifted & HIGH_BITS) != 0;
+}
+
+static int four_byte_gb18030_at(const unsigned char *in)
+{
+    return in[1] - 0x30u <= 9u && in[3] - 0x30u <= 9u && in[0] - 0x81u <= 0x7Du && in[2] - 0x81u <= 0x7Du;
+}
+
+static PyObject *py_four_byte_gb18030(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *in = view.buf;
+    Py_ssize_t n = view.len, k = 0;
+    int found = 0;
+    /* A sequence starting at k .. k + 7 has a digit at k + 1 .. k + 8: eight starts are skipped
+     * at once where those bytes hold none (text rarely has digits). */
+    for (; k + 9 <= n && !found; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k + 1, 8);
+        if (!has_digit(word))
+            continue;
+        for (Py_ssize_t start = k; start < k + 8 && start + 4 <= n && !found; start++)
+            found = four_byte_gb18030_at(in + start);
+    }
+    for (; k + 4 <= n && !found; k++)
+        found = four_byte_gb18030_at(in + k);
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(found);
+}
+
+static PyObject *py_best_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "best_dot_products(order, counts, tables, groups) takes 4 arguments");
+        return NULL;
+    }
+    Py_buffer groups;
+    if (PyObject_GetBuffer(args[3], &groups, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t n_tables = 0;
+    double *sums = dot_sums(args, &n_tables);
+    PyObject *best = NULL, *where = NULL, *result = NULL;
+    if (sums == NULL)
+        goto done;
+    const unsigned char *sizes = groups.buf;
+    Py_ssize_t covered = 0;
+    for (Py_ssize_t g = 0; g < groups.len; g++)
+        covered += sizes[g] ? sizes[g] : n_tables + 1; /* an empty group never matches */
+    if (covered != n_tables) {
+        PyErr_SetString(PyExc_ValueError, "groups must be sizes >= 1 adding up to the number of tables");
+        goto done;
+    }
+    best = PyList_New(groups.len);
+    where = PyBytes_FromStringAndSize(NULL, groups.len);
+    if (best == NULL || where == NULL)
+        goto done;
+    unsigned char *indexes = (unsigned char *)PyBytes_AS_STRING(where);
+    Py_ssize_t first = 0;
+    for (Py_ssize_t g = 0; g < groups.len; first += sizes[g], g++) {
+        Py_ssize_t top = first; /* the first largest, as max() picks it */
+        for (Py_ssize_t t = first + 1; t < first + sizes[g]; t++)
+            if (sums[t] > sums[top])
+                top = t;
+        PyObject *value = PyFloat_FromDouble(sums[top]);
+        if (value == NULL)
+            goto done;
+        PyList_SET_ITEM(best, g, value);
+        indexes[g] = (unsigned char)(top - first);
+    }
+    result = PyTuple_Pack(2, best, where);
+done:
+    Py_XDECREF(best);
+    Py_XDECREF(where);
+    PyMem_Free(sums);
+    PyBuffer_Release(&groups);
+    return result;
+}
+
+static PyObject *py_softmax_weights(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "softmax_weights(scores: list, best: float) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *scores = args[0];
+    double best = PyFloat_AsDouble(args[1]);
+    if (best == -1.0 && PyErr_Occurred())
+        return NULL;
+    PyObject *indexes = PyList_New(0), *weights = PyList_New(0);
+    if (indexes == NULL || weights == NULL)
+        goto fail;
+    double total = 0.0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(scores); i++) {
+        double score = PyFloat_AsDouble(PyList_GET_ITEM(scores, i));
+        if (score == -1.0 && PyErr_Occurred())
+            goto fail;
+        double difference = score - best;
+        if (-50.0 > difference) /* max(difference, -50.0): the first unless the second is larger */
+            difference = -50.0;
+        double weight = exp(difference); /* the libm function math.exp calls */
+        if (isinf(weight) && isfinite(difference)) {
+            PyErr_SetString(PyExc_OverflowError, "math range error"); /* as math.exp raises */
+            goto fail;
+        }
+        total += weight;
+        if (weight > 1e-6) {
+            PyObject *index = PyLong_FromSsize_t(i), *value = PyFloat_FromDouble(weight);
+            int failed = index == NULL || value == NULL || PyList_Append(indexes, index) < 0 ||
+                         PyList_Append(weights, value) < 0;
+            Py_XDECREF(index);
+            Py_XDECREF(value);
+            if (failed)
+                goto fail;
+        }
+    }
+    return Py_BuildValue("(dNN)", total, indexes, weights);
+fail:
+    Py_XDECREF(indexes);
+    Py_XDECREF(weights);
+    return NULL;
+}
+
+/* strict_decodes: each incremental decoder class of decoders, made "strict", decodes data with
+ * final false; a UnicodeDecodeError gives None.  What Python's try/except per candidate costs
+ * (a traceback, the matching, the calls) is most of a failed decode's time. */
+static PyObject *py_strict_decodes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "strict_decodes(data, decoders: tuple) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *data = args[0], *decoders = args[1];
+    Py_ssize_t n = PyTuple_GET_SIZE(decoders);
+    PyObject *strict = PyUnicode_InternFromString("strict"), *name = PyUnicode_InternFromString("decode");
+    PyObject *texts = PyList_New(n);
+    if (strict == NULL || name == NULL || texts == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *decoder = PyObject_CallOneArg(PyTuple_GET_ITEM(decoders, i), strict);
+        if (decoder == NULL)
+            goto fail;
+        PyObject *call[3] = {decoder, data, Py_False};
+        PyObject *text = PyObject_VectorcallMethod(name, call, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(decoder);
+        if (text == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                goto fail;
+            PyErr_Clear();
+            text = Py_NewRef(Py_None);
+        }
+        PyList_SET_ITEM(texts, i, text);
+    }
+    Py_DECREF(strict);
+    Py_DECREF(name);
+    return texts;
+fail:
+    Py_XDECREF(strict);
+    Py_XDECREF(name);
+    Py_XDECREF(texts);
+    return NULL;
 }
 
 /* One character's log-probability: the memo's, else logp's, else unseen's (stored in logp). */
@@ -447,6 +747,21 @@ static PyMethodDef methods[] = {
     {"squeeze", py_squeeze, METH_O, "squeeze(data, /)\n--\n\ndata with each run of ASCII bytes cut to its first two bytes, its last three kept."},
     {"mixed_pairs", (PyCFunction)(void (*)(void))py_mixed_pairs, METH_FASTCALL,
      "mixed_pairs(sample, classes, /)\n--\n\nAdjacent pairs of sample its classes mark \"an\" or \"na\"."},
+    {"first_high_byte", py_first_high_byte, METH_O,
+     "first_high_byte(data, /)\n--\n\nThe index of data's first byte >= 0x80, or -1."},
+    {"first_high_byte", py_first_high_byte, METH_O,
+     "first_high_byte(data, /)\n--\n\nThe index of data's first byte >= 0x80, or -1."},
+    {"high_byte_count", py_high_byte_count, METH_O, "high_byte_count(data, /)\n--\n\nHow many bytes of data are >= 0x80."},
+    {"four_byte_gb18030", py_four_byte_gb18030, METH_O,
+     "four_byte_gb18030(data, /)\n--\n\nWhether data holds [81-FE][30-39][81-FE][30-39]."},
+    {"best_dot_products", (PyCFunction)(void (*)(void))py_best_dot_products, METH_FASTCALL,
+     "best_dot_products(order, counts, tables, groups, /)\n--\n\nPer group of tables, the largest dot product "
+     "and the index of its table."},
+    {"softmax_weights", (PyCFunction)(void (*)(void))py_softmax_weights, METH_FASTCALL,
+     "softmax_weights(scores, best, /)\n--\n\n(sum of exp(max(score - best, -50)), indexes, weights > 1e-6)."},
+    {"strict_decodes", (PyCFunction)(void (*)(void))py_strict_decodes, METH_FASTCALL,
+     "strict_decodes(data, decoders, /)\n--\n\nPer incremental decoder class, data decoded strictly with "
+     "final false, or None."},
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
      "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
      "distinct non-ASCII characters."},

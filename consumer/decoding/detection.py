@@ -37,14 +37,19 @@ Work is bounded: at most 64 KiB are examined, one histogram of the window is
 taken (and one of the rest of the examined bytes, when single-byte candidates
 are close) and at most 6 multi-byte strict decodes run (of the same window).
 The counting loops (the histograms, the dot products of the histogram with
-every language's table, the squeezing of the window for the multi-byte
-candidates, the script-mixing pairs, the character likelihoods of the
-multi-byte texts) run compiled (``_detection_counts.c``, ``COMPILED``)
+every language's table and the best language of each encoding, the count of
+high bytes that sizes the window, the squeezing of the window for the
+multi-byte candidates, the check for gb18030's four-byte sequences, the
+script-mixing pairs, the character likelihoods of the multi-byte texts, the
+confidence's softmax, the candidates' strict decodes) run compiled (``_detection_counts.c``, ``COMPILED``)
 when the extension was built; their readable references here
 (``reference_high_bytes``, ``reference_high_byte_counts``,
-``reference_dot_products``, ``reference_squeeze``,
-``reference_mixed_pairs``, ``reference_text_likelihood``) run otherwise, with
-the same answers to the last bit (tests/decoding/detection/test_compiled.py),
+``reference_dot_products``, ``reference_best_dot_products``,
+``reference_high_byte_count``, ``reference_first_high_byte``, ``reference_squeeze``,
+``reference_four_byte_gb18030``, ``reference_mixed_pairs``,
+``reference_text_likelihood``, ``reference_softmax_weights``,
+``reference_strict_decodes``) run otherwise,
+with the same answers to the last bit (tests/decoding/detection/test_compiled.py),
 linear in the input too.  A 4 KiB window of a
 non-Latin text holds thousands of letters, far more than a unigram model needs;
 64 KiB bounds the growth for mostly-ASCII pages, whose few accented letters
@@ -62,7 +67,6 @@ import codecs
 import functools
 import itertools
 import math
-import operator
 import re
 import unicodedata
 from array import array
@@ -231,28 +235,31 @@ def detect(body: bytes, tld: str | None = None) -> Detection:
     """
     hint = tld_of(tld)
     try:
-        start = _evidence_start(body)
-        return _detect(bytes(body[start : start + MAX_EXAMINED]), hint)
+        start, first_high = _evidence_start(body)
+        return _detect(bytes(body[start : start + MAX_EXAMINED]), first_high - start, hint)
     except Exception:  # noqa: BLE001 - a detector must not take the page down; the default is what browsers use
         return Detection(_fallback(hint), 0.0)
 
 
-def _evidence_start(body: bytes) -> int:
-    """Where the examined bytes start: the body's start, or a little before its first non-ASCII byte.
+def _evidence_start(body: bytes) -> tuple[int, int]:
+    """Where the examined bytes start: the body's start, or a little before its first non-ASCII byte; and that byte.
+
+    The second is -1 when *body* has no non-ASCII byte, else the first one's
+    index, which then lies among the examined bytes.
 
     Every candidate decodes ASCII alike, so an all-ASCII prefix carries no
     evidence: a page whose first letters beyond ASCII follow 64 KiB of inline
     script, CSS or comments would otherwise be judged on ASCII alone.  When the
     first half of the window holds no non-ASCII byte, the window starts
-    ``_CONTEXT_BYTES`` before the first one (the search runs once, in C, linear
-    in the body).  Every byte before that one is ASCII, hence a whole character
-    in every candidate but ISO-2022-JP (7-bit, and then there is no non-ASCII
-    byte): the window starts on a character boundary.
+    ``_CONTEXT_BYTES`` before the first one (the search runs once, in C, eight
+    bytes a step, linear in the body).  Every byte before that one is ASCII,
+    hence a whole character in every candidate but ISO-2022-JP (7-bit, and then
+    there is no non-ASCII byte): the window starts on a character boundary.
     """
-    first_high = _HIGH_BYTE.search(body)
-    if first_high is None or first_high.start() < MAX_EXAMINED // 2:
-        return 0
-    return first_high.start() - _CONTEXT_BYTES
+    first_high = first_high_byte(body)
+    if first_high < MAX_EXAMINED // 2:  # none (-1) too
+        return 0, first_high
+    return first_high - _CONTEXT_BYTES, first_high
 
 
 def non_ascii_bytes(body: bytes) -> int:
@@ -275,8 +282,8 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     as ``_penalise_script_mixing`` says), so the list may hold one too many.
     """
     try:
-        start = _evidence_start(body)
-        scored = _scored(bytes(body[start : start + MAX_EXAMINED]), tld_of(tld))
+        start, first_high = _evidence_start(body)
+        scored = _scored(bytes(body[start : start + MAX_EXAMINED]), first_high - start, tld_of(tld))
     except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
         return (detect(body, tld).encoding,)
     if scored is None:
@@ -286,8 +293,8 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     return tuple(e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin)
 
 
-def _detect(head: bytes, hint: str | None) -> Detection:
-    scored = _scored(head, hint)
+def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
+    scored = _scored(head, first_high, hint)
     if scored is None:
         if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
@@ -302,17 +309,18 @@ Histogram = tuple[bytes, list[int]]
 
 
 def _scored(
-    head: bytes, hint: str | None
+    head: bytes, first_high: int, hint: str | None
 ) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram] | None:
-    """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte."""
-    first_high = _HIGH_BYTE.search(head)
-    if first_high is None:
+    """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte.
+
+    *first_high* is the index of *head*'s first non-ASCII byte (-1: none), as ``_evidence_start`` found it."""
+    if first_high < 0:
         return None
-    window = _window(head, first_high.start())
+    window = _window(head, first_high)
     histogram = high_bytes(window)
-    likelihoods, texts, tables = _likelihoods(window, histogram)
+    likelihoods, texts, languages = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
-    _count_beyond_window(scores, tables, head[first_high.start() + len(window) :])
+    _count_beyond_window(scores, languages, head, first_high + len(window))
     _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
     return scores, likelihoods, texts, histogram
 
@@ -320,18 +328,17 @@ def _scored(
 def _window(head: bytes, start: int) -> bytes:
     """The bytes scored."""
     size = WINDOW
-    high = len(head[start : start + size].translate(None, _ASCII_BYTES))
+    high = high_byte_count(head[start : start + size])
     while start + size < len(head) and high < MIN_HIGH_BYTES:
-        high += len(head[start + size : start + 2 * size].translate(None, _ASCII_BYTES))  # the added half
+        high += high_byte_count(head[start + size : start + 2 * size])  # the added half
         size *= 2
     return head[start : start + size]
 
 
-def _likelihoods(
-    window: bytes, histogram: Histogram
-) -> tuple[dict[str, float], dict[str, str], dict[str, list[float]]]:
+def _likelihoods(window: bytes, histogram: Histogram) -> tuple[dict[str, float], dict[str, str], bytes]:
     """Every viable candidate's log-likelihood of the window, the text of each
-    multi-byte one, and the table of each single-byte one's best language.
+    multi-byte one, and each single-byte one's best language (its index in
+    ``LANGUAGES[encoding]``, in ``_SINGLE_BYTE_TABLES``' order).
 
     Multi-byte candidates decode the window squeezed (``squeeze``: each run of
     ASCII bytes cut to its first two bytes, but for the last three bytes, where
@@ -346,60 +353,56 @@ def _likelihoods(
     the same four-byte gb18030 sequences (tests/decoding/detection/test_squeeze.py).  A mostly-ASCII window
     grown to 64 KiB shrinks to a few KiB for the codecs, which read ASCII slowly.
     """
-    sums = dot_products(*histogram, _ALL_TABLES)  # every single-byte candidate's every language
-    scores: dict[str, float] = {}
-    best_tables: dict[str, list[float]] = {}
-    for encoding, first, tables in _TABLE_STARTS:
-        best = first  # the first best language, as max() picks it
-        for index in range(first + 1, first + len(tables)):
-            if sums[index] > sums[best]:
-                best = index
-        scores[encoding], best_tables[encoding] = sums[best], tables[best - first]
+    # Every single-byte candidate's best language: its likelihood and which it is.
+    sums, languages = best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)
+    scores = dict(zip(_SINGLE_BYTE_TABLES, sums, strict=True))
     texts: dict[str, str] = {}
     squeezed = squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
-    for encoding in _MULTI_BYTE:
-        text = _decodes(squeezed, encoding)
-        if text is None:
+    # Without a four-byte sequence gb18030 decodes as GBK does, if at all: GBK, the usual name, stands for both.
+    candidates = _MULTI_BYTE if four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
+    for encoding, text in zip(candidates, strict_decodes(squeezed, _DECODER_CLASSES[candidates]), strict=True):
+        if text is None:  # as _decodes: strictly, but for an incomplete sequence at the end
             continue
-        if encoding == "gb18030" and _FOUR_BYTE_GB18030 not in squeezed.translate(_GB18030_CLASSES):
-            continue  # decodes as GBK does; GBK, the usual name, stands for both
         texts[encoding] = text
         scores[encoding] = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
     if squeezed is not window and len(set(texts.values())) < len(texts):
         # Two candidates read the squeezed window alike: whether they read the window alike is
         # told by its whole texts (confidence compares them), decoded now.
         texts = {encoding: _decodes(window, encoding) or "" for encoding in texts}
-    return scores, texts, best_tables
+    return scores, texts, languages
 
 
-def _count_beyond_window(scores: dict[str, float], tables: dict[str, list[float]], rest: bytes) -> None:
-    """Add the evidence of the examined bytes after the window where the leading single-byte candidates differ.
+def _count_beyond_window(scores: dict[str, float], languages: bytes, head: bytes, end: int) -> None:
+    """Add the evidence of *head*'s bytes from *end* (the window's) where the leading single-byte candidates differ.
 
     The window settles the script and the language; encodings of one script
     that differ in a few positions only (windows-1253 and ISO-8859-7 at Ά,
     windows-1250 and ISO-8859-2 at š) tie on a window without those bytes, so
     for the candidates within ``REFINE_MARGIN`` of the best, the bytes where
     they differ are counted in the rest of the examined prefix (one histogram
-    of its high bytes; each candidate keeps its window's best language).
+    of its high bytes; each candidate keeps its window's best language, *languages*).
     """
-    if not rest:
+    if end >= len(head):
         return
     best = max(scores.values())
-    group = [encoding for encoding in tables if scores[encoding] >= best - REFINE_MARGIN]
+    group = [encoding for encoding in _SINGLE_BYTE_TABLES if scores[encoding] >= best - REFINE_MARGIN]
     if len(group) < 2:
         return
     differing = 0  # where some candidate of the group differs from the first, as a bit mask
     for encoding in group[1:]:
         differing |= _differences(group[0], encoding)
-    for index, extra in enumerate(high_byte_counts(rest)):
-        if extra and differing >> index & 1:
+    tables = {encoding: _SINGLE_BYTE_TABLES[encoding][languages[_SINGLE_BYTE_INDEX[encoding]]] for encoding in group}
+    counts = high_byte_counts(head[end:])
+    for index in _set_bits(differing):
+        extra = counts[index]
+        if extra:
             for encoding in group:
                 scores[encoding] += extra * tables[encoding][index]
 
 
 def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, float]:
     """Each likelihood plus its encoding's prior and, when the TLD names it, the TLD bonus."""
-    scores = {encoding: value + PRIORS.get(encoding, _OTHER_PRIOR) for encoding, value in likelihoods.items()}
+    scores = {encoding: value + _PRIOR[encoding] for encoding, value in likelihoods.items()}
     for rank, encoding in enumerate(TLD_HINTS.get(hint, ()) if hint else ()):
         if encoding in scores:
             scores[encoding] += TLD_BONUS - 0.5 * rank
@@ -460,21 +463,17 @@ def _confidence(
     """Softmax share of the candidates decoding like the winner, times the winner's plausibility.
 
     *histogram* counts the window's high bytes (the window's histogram, not a second pass over them)."""
-    best = scores[winner]
     order, counts = histogram
-    present = -1  # the window's distinct high bytes as a bit mask, made when first needed
-    share = total = 0.0
-    for encoding, score in scores.items():
-        weight = math.exp(max(score - best, -50.0))
-        total += weight
-        if weight > 1e-6:
-            if encoding == winner:
-                share += weight
-                continue
-            if present < 0:
-                present = functools.reduce(operator.or_, map(_BITS.__getitem__, order), 0)
-            if _decodes_alike(winner, encoding, texts, present):
-                share += weight
+    share = 0.0
+    candidates = list(scores)
+    total, indexes, weights = softmax_weights(list(scores.values()), scores[winner])
+    for index, weight in zip(indexes, weights, strict=True):
+        encoding = candidates[index]
+        if encoding == winner:
+            share += weight
+            continue
+        if _decodes_alike(winner, encoding, texts, order):
+            share += weight
     # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
     # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
     per_byte = likelihood / max(1, sum(counts))
@@ -482,11 +481,23 @@ def _confidence(
     return round(min(1.0, max(0.0, share / total * plausibility)), 4)
 
 
-def _decodes_alike(first: str, second: str, texts: dict[str, str], present: int) -> bool:
-    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes, a bit mask)."""
+def _decodes_alike(first: str, second: str, texts: dict[str, str], present: bytes) -> bool:
+    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes)."""
     if first in texts or second in texts:
         return texts.get(first) == texts.get(second)
-    return not _differences(first, second) & present
+    return len(present.translate(None, _differing_bytes(first, second))) == len(present)  # none of them removed
+
+
+@functools.cache
+def _differing_bytes(one: str, other: str) -> bytes:
+    """The high bytes two single-byte encodings map differently (``_differences`` as bytes)."""
+    return bytes(0x80 + index for index in _set_bits(_differences(one, other)))
+
+
+@functools.cache
+def _set_bits(mask: int) -> tuple[int, ...]:
+    """The indexes of *mask*'s set bits, ascending."""
+    return tuple(index for index in range(mask.bit_length()) if mask >> index & 1)
 
 
 @functools.cache
@@ -525,6 +536,72 @@ def reference_dot_products(order: bytes, counts: Sequence[int], tables: array[fl
     return sums
 
 
+def reference_best_dot_products(
+    order: bytes, counts: Sequence[int], tables: array[float], groups: bytes
+) -> tuple[list[float], bytes]:
+    """Per group of *groups*[g] consecutive tables, the largest dot product and the index in the group of its table.
+
+    The first largest, as max() picks it; the sums are ``reference_dot_products``'.
+    """
+    sums = reference_dot_products(order, counts, tables)
+    if 0 in groups or sum(groups) != len(sums):
+        raise ValueError("groups must be sizes >= 1 adding up to the number of tables")
+    best_sums, indexes = [], bytearray()
+    for first, size in zip(itertools.accumulate(groups, initial=0), groups, strict=False):
+        best = first
+        for index in range(first + 1, first + size):
+            if sums[index] > sums[best]:
+                best = index
+        best_sums.append(sums[best])
+        indexes.append(best - first)
+    return best_sums, bytes(indexes)
+
+
+def reference_first_high_byte(data: bytes) -> int:
+    """The index of *data*'s first byte >= 0x80, or -1."""
+    found = _HIGH_BYTE.search(data)
+    return -1 if found is None else found.start()
+
+
+def reference_high_byte_count(data: bytes) -> int:
+    """How many bytes of *data* are >= 0x80."""
+    return len(data.translate(None, _ASCII_BYTES))
+
+
+def reference_four_byte_gb18030(data: bytes) -> bool:
+    """Whether *data* holds [81-FE][30-39][81-FE][30-39], the shape of a gb18030 four-byte sequence."""
+    return _FOUR_BYTE_GB18030 in data.translate(_GB18030_CLASSES)
+
+
+def reference_softmax_weights(scores: Sequence[float], best: float) -> tuple[float, list[int], list[float]]:
+    """Per score, exp(score - *best*) floored at exp(-50): their sum, added in order, and those above 1e-6.
+
+    The latter as their indexes and their weights, in order."""
+    total = 0.0
+    indexes, weights = [], []
+    for index, score in enumerate(scores):
+        weight = math.exp(max(score - best, -50.0))
+        total += weight
+        if weight > 1e-6:
+            indexes.append(index)
+            weights.append(weight)
+    return total, indexes, weights
+
+
+def reference_strict_decodes(
+    data: bytes, decoders: Sequence[Callable[[str], codecs.IncrementalDecoder]]
+) -> list[str | None]:
+    """Per incremental decoder class of *decoders*, *data* decoded strictly but for an incomplete sequence at its end
+    (``_decodes``), or None."""
+    texts: list[str | None] = []
+    for decoder in decoders:
+        try:
+            texts.append(decoder("strict").decode(data, final=False))
+        except UnicodeDecodeError:
+            texts.append(None)
+    return texts
+
+
 def reference_squeeze(data: bytes) -> bytes:
     """*data* with each run of ASCII bytes cut to its first two bytes, but for its last three bytes, kept."""
     return _ASCII_AFTER_ASCII.sub(rb"\1", data[:-3]) + data[-3:]
@@ -553,9 +630,24 @@ def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callabl
 
 # high_bytes(data) -> Histogram, dot_products(order, counts, tables) -> sums, mixed_pairs and the character likelihood
 # of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
-# operation per byte or character.
+# operation per byte or character; and the steps whose Python loops over a few dozen candidates, or
+# bytes.translate passes and regular expressions, cost more than the counting itself (best_dot_products,
+# high_byte_count, first_high_byte, four_byte_gb18030, softmax_weights; strict_decodes, whose
+# candidates mostly fail, where a try/except in Python costs most of the failure).
 try:
-    from ._detection_counts import dot_products, high_byte_counts, high_bytes, mixed_pairs, squeeze
+    from ._detection_counts import (
+        best_dot_products,
+        dot_products,
+        first_high_byte,
+        four_byte_gb18030,
+        high_byte_count,
+        high_byte_counts,
+        high_bytes,
+        mixed_pairs,
+        softmax_weights,
+        squeeze,
+        strict_decodes,
+    )
     from ._detection_counts import text_likelihood as _compiled_text_likelihood
 
     #: Whether the compiled loops run (else the references above, with the same answers, slower).
@@ -563,6 +655,9 @@ try:
 except ImportError:  # installed without a C compiler
     high_bytes, dot_products, mixed_pairs = reference_high_bytes, reference_dot_products, reference_mixed_pairs
     squeeze, high_byte_counts = reference_squeeze, reference_high_byte_counts
+    best_dot_products, four_byte_gb18030 = reference_best_dot_products, reference_four_byte_gb18030
+    high_byte_count, softmax_weights = reference_high_byte_count, reference_softmax_weights
+    first_high_byte, strict_decodes = reference_first_high_byte, reference_strict_decodes
     COMPILED = False
 
 
@@ -666,10 +761,16 @@ def _seen_logp(language: str) -> dict[str, float]:
 
 
 _CHARACTER_LOGP: dict[str, dict[str, float]] = {language: _seen_logp(language) for language in FREQUENCIES}
-_MULTI_BYTE = [encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE]
+_MULTI_BYTE = tuple(encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE)
+_MULTI_BYTE_BUT_GB18030 = tuple(encoding for encoding in _MULTI_BYTE if encoding != "gb18030")
 #: The scoring codecs' incremental decoders, looked up once.
 _INCREMENTAL_DECODERS = {
     encoding: codecs.getincrementaldecoder(_SCORING_CODECS[encoding]) for encoding in [*_MULTI_BYTE, "ISO-2022-JP"]
+}
+#: Those of each list of candidates ``_likelihoods`` decodes, in its order: what ``strict_decodes`` makes.
+_DECODER_CLASSES = {
+    candidates: tuple(_INCREMENTAL_DECODERS[encoding] for encoding in candidates)
+    for candidates in (_MULTI_BYTE, _MULTI_BYTE_BUT_GB18030)
 }
 #: Per single-byte candidate, one 128-entry log-probability table per language (index: byte - 0x80).
 _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
@@ -683,17 +784,12 @@ _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     for encoding, languages in LANGUAGES.items()
     if encoding in SINGLE_BYTE
 }
-#: Per single-byte candidate, where its tables start among them all, and its tables.
-_TABLE_STARTS: list[tuple[str, int, list[list[float]]]] = [
-    (encoding, start, tables)
-    for (encoding, tables), start in zip(  # accumulate's last sum, the end of all, starts no table
-        _SINGLE_BYTE_TABLES.items(),
-        itertools.accumulate(map(len, _SINGLE_BYTE_TABLES.values()), initial=0),
-        strict=False,
-    )
-]
-#: Byte 0x80 + i -> bit i.
-_BITS = {byte: 1 << (byte - 0x80) for byte in range(0x80, 0x100)}
+#: Per single-byte candidate, how many tables (languages) it has: ``best_dot_products``' groups.
+_LANGUAGE_COUNTS = bytes(map(len, _SINGLE_BYTE_TABLES.values()))
+#: Per single-byte candidate, its place in ``_SINGLE_BYTE_TABLES`` (and in ``best_dot_products``' answers).
+_SINGLE_BYTE_INDEX = {encoding: index for index, encoding in enumerate(_SINGLE_BYTE_TABLES)}
+#: Every candidate's log prior (``PRIORS``, or ``_OTHER_PRIOR``).
+_PRIOR = {encoding: PRIORS.get(encoding, _OTHER_PRIOR) for encoding in LANGUAGES}
 #: Those tables laid end to end, in that order: what ``dot_products`` scores the window's histogram with.
 _ALL_TABLES = array("d", [value for tables in _SINGLE_BYTE_TABLES.values() for table in tables for value in table])
 #: Per language, the log-probability of a character its counts lack.

@@ -3,8 +3,8 @@
 The product's standard: any input is handled in time linear in its size (an attacker controls the
 pages a crawler fetches).  The readable decoders' steps are counted in
 tests/decoding/codecs/test_codecs_linear.py; here every entry point of the C extensions
-(_prescan_loop.c, _mojibake_scan.c, and codecs/_multibyte.c, _single_byte.c, _utf16_bmp.c,
-_utf16_errors.c, _utf8_count.c, _utf8_validity.c) runs on each worst-case input at n and 4n bytes under valgrind's
+(_prescan_loop.c, _mojibake_scan.c, the newer of detection's loops in _detection_counts.c, and
+codecs/_multibyte.c, _single_byte.c, _utf16_bmp.c, _utf16_errors.c, _utf8_count.c, _utf8_validity.c) runs on each worst-case input at n and 4n bytes under valgrind's
 callgrind, which counts the instructions executed inside the C function alone
 (instruction_count.py says how).
 
@@ -173,6 +173,29 @@ def mojibake_inputs(size: int) -> dict[str, bytes]:
     }
 
 
+def detection_inputs(size: int) -> dict[str, bytes]:
+    """Bytes for detection's counting loops: text-like mixtures, where no eight-byte word is ASCII,
+    and near misses of gb18030's four-byte shape (a lead and a digit, then no second pair)."""
+    rng = random.Random(18)
+    return {
+        "random bytes": rng.randbytes(size),
+        "ASCII": b"a" * size,
+        "ASCII, one high byte at the end": b"a" * (size - 1) + b"\xe9",
+        "high bytes only": b"\xe9" * size,
+        "an ASCII letter between high bytes": _repeat(b"a\xe9", size),
+        "Cyrillic words between ASCII": _repeat("привет, world ".encode("cp1251"), size),
+        "a lead and a digit, then ASCII": _repeat(b"\x811a", size),
+        "a lead and a digit, then a lead and a letter": _repeat(b"\x811\x81a", size),
+    }
+
+
+def score_inputs(size: int) -> dict[str, bytes]:
+    """Scores for softmax_weights, minus each byte: all far below the best (none listed), all at it (all
+    listed), and between."""
+    rng = random.Random(18)
+    return {"far below": b"\xff" * size, "at the best": bytes(size), "random": rng.randbytes(size)}
+
+
 # Text each CJK decoder reads without an error (Python's codecs agree with the standard on it), and
 # a supplementary code point, which makes Big5 and gb18030 decode again from the start into UCS-4.
 _TEXT = {"shift_jis": ("日本語のテキスト、abc", "shift_jis"), "euc_jp": ("日本語のテキスト、abc", "euc_jp"),
@@ -221,9 +244,18 @@ PER_BYTE = {
     "big5": 70,  # 34.5: the same (32.0: text decoded again into UCS-4 for a supplementary code point at the end)
     "gb18030": 90,  # 43.5: four-byte sequences with a bad fourth byte: the first dropped, three read again
     "iso_2022_jp": 125,  # 62.5: ESC $ prepended back, each byte read up to three times
+    "high_bytes": 15,  # 7.2: every byte of a word holding a high one counted, a "seen" test each
+    "high_byte_count": 3,  # 1.25: eight bytes a step
+    "first_high_byte": 2,  # 0.88: eight bytes a step to the first high one
+    "four_byte_gb18030": 30,  # 15.2: a lead and a digit every three bytes, every start tested
+    "mixed_pairs": 17,  # 8.3: a byte at a time where words hold high bytes
+    "best_dot_products": 2,  # 0.6 (random bytes: all 128 high bytes): bounded by the histogram, not the data
+    "strict_decodes": 490,  # 245: ASCII, decoded by every multi-byte candidate's Python codec (6 of them)
+    "softmax_weights": 760,  # 381 a score (one a byte), every score listed: an int and a float each
 }  # fmt: skip
 
 PRESCAN, CODECS = "consumer.decoding._prescan_loop", "consumer.decoding.codecs."
+DETECTION = "consumer.decoding._detection_counts"
 
 
 def _whole(data: bytes) -> tuple[object, ...]:
@@ -242,6 +274,24 @@ def _single_byte_table(encoding: str) -> object:
     from consumer.decoding.codecs.single_byte import CODE_POINTS
 
     return CODE_POINTS[encoding]
+
+
+def _mixing_classes() -> bytes:
+    from consumer.decoding.detection import _MIXING_CLASSES
+
+    return _MIXING_CLASSES["windows-1251"]
+
+
+def _multi_byte_decoders() -> tuple[object, ...]:
+    from consumer.decoding.detection import _DECODER_CLASSES, _MULTI_BYTE
+
+    return _DECODER_CLASSES[_MULTI_BYTE]
+
+
+def _histogram_and_tables(data: bytes) -> tuple[object, ...]:
+    from consumer.decoding.detection import _ALL_TABLES, _LANGUAGE_COUNTS, reference_high_bytes
+
+    return (*reference_high_bytes(data), _ALL_TABLES, _LANGUAGE_COUNTS)
 
 
 def _entries() -> list[Entry]:
@@ -275,6 +325,24 @@ def _entries() -> list[Entry]:
             entries.append(Entry("single_byte", f"{encoding}-{_mode(fatal)}", CODECS + "_single_byte", "decode",
                                  ("decode",), lambda data, e=encoding, f=fatal: (_single_byte_table(e), data, f),
                                  single_byte_inputs))  # fmt: skip
+    # Detection's loops (the older ones, but for high_bytes and mixed_pairs, are not listed here yet). best_dot_products
+    # reads a histogram, at most 128 distinct bytes whatever the data's length: counted so that a loop over
+    # more shows; softmax_weights reads one score a byte.
+    entries += [
+        Entry("high_bytes", "", DETECTION, "high_bytes", ("py_high_bytes",), _data, detection_inputs),
+        Entry("high_byte_count", "", DETECTION, "high_byte_count", ("py_high_byte_count",), _data, detection_inputs),
+        Entry("first_high_byte", "", DETECTION, "first_high_byte", ("py_first_high_byte",), _data, detection_inputs),
+        Entry("four_byte_gb18030", "", DETECTION, "four_byte_gb18030", ("py_four_byte_gb18030",), _data,
+              detection_inputs),
+        Entry("mixed_pairs", "windows-1251", DETECTION, "mixed_pairs", ("py_mixed_pairs",),
+              lambda data: (data, _mixing_classes()), detection_inputs),
+        Entry("best_dot_products", "", DETECTION, "best_dot_products", ("py_best_dot_products",),
+              _histogram_and_tables, detection_inputs),
+        Entry("strict_decodes", "", DETECTION, "strict_decodes", ("py_strict_decodes",),
+              lambda data: (data, _multi_byte_decoders()), detection_inputs),
+        Entry("softmax_weights", "", DETECTION, "softmax_weights", ("py_softmax_weights",),
+              lambda data: ([-float(byte) for byte in data], 0.0), score_inputs),
+    ]  # fmt: skip
     cjk = {"shift_jis": shift_jis, "euc_jp": euc_jp, "euc_kr": euc_kr, "big5": big5, "gb18030": gb18030}
     for decoder in (*cjk, "iso_2022_jp"):
         worst: Inputs = escape_storms if decoder == "iso_2022_jp" else functools.partial(worst_inputs, cjk[decoder])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 from array import array
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -27,6 +28,12 @@ def test_the_extension_is_built_in_a_development_install() -> None:
     assert detection.high_bytes is compiled.high_bytes and detection.dot_products is compiled.dot_products
     assert detection.mixed_pairs is compiled.mixed_pairs and detection.squeeze is compiled.squeeze
     assert detection.high_byte_counts is compiled.high_byte_counts
+    assert detection.high_byte_count is compiled.high_byte_count
+    assert detection.first_high_byte is compiled.first_high_byte
+    assert detection.strict_decodes is compiled.strict_decodes
+    assert detection.four_byte_gb18030 is compiled.four_byte_gb18030
+    assert detection.best_dot_products is compiled.best_dot_products
+    assert detection.softmax_weights is compiled.softmax_weights
 
 
 # -- the histogram -------------------------------------------------------------------------------------
@@ -50,9 +57,52 @@ def test_high_bytes_of_runs_and_mixtures(chunks: list[bytes]) -> None:
 def test_high_bytes_of_every_byte_and_of_corpus_pages() -> None:
     every = bytes(range(256)) * 3 + bytes(range(255, -1, -1))
     assert compiled.high_bytes(every) == detection.reference_high_bytes(every)
+    assert compiled.high_byte_count(every) == detection.reference_high_byte_count(every) == 512
     for made in corpus(1, 5):
         assert compiled.high_bytes(made.body) == detection.reference_high_bytes(made.body)
         assert compiled.high_byte_counts(made.body) == detection.reference_high_byte_counts(made.body)
+        assert compiled.high_byte_count(made.body) == detection.reference_high_byte_count(made.body)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"<p>", b"\x80", b"\xff", b"\xc3\xa9", bytes(range(0x7C, 0x84))]), max_size=400))
+def test_high_byte_count_of_runs_and_mixtures(chunks: list[bytes]) -> None:
+    data = b"".join(chunks)  # high bytes at every place of the eight-byte steps, and in the tail
+    assert compiled.high_byte_count(data) == detection.reference_high_byte_count(data)
+    assert compiled.first_high_byte(data) == detection.reference_first_high_byte(data)
+
+
+def test_first_high_byte_at_every_offset() -> None:
+    for length in range(40):
+        assert compiled.first_high_byte(b"a" * length) == detection.reference_first_high_byte(b"a" * length) == -1
+        for high in (0x80, 0xFF):
+            data = b"\x7f" * length + bytes([high]) + b"\x80a"
+            assert compiled.first_high_byte(data) == detection.reference_first_high_byte(data) == length
+
+
+# -- gb18030's four-byte shape -------------------------------------------------------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"a", b"0", b"9", b"/", b":", b"\x80", b"\x81", b"\xfe", b"\xff", b"\x811"]), max_size=60)
+)
+def test_four_byte_gb18030_of_leads_digits_and_their_neighbours(chunks: list[bytes]) -> None:
+    # Leads (81, FE) and digits (30, 39) beside the bytes just outside their ranges, at every
+    # place of the eight-byte steps (the digit test skips eight starts at once) and in the tail.
+    data = b"".join(chunks)
+    assert compiled.four_byte_gb18030(data) == detection.reference_four_byte_gb18030(data)
+
+
+def test_four_byte_gb18030_at_every_offset_and_on_corpus_pages() -> None:
+    for offset in range(20):
+        for length in range(offset, 24):
+            data = b"a" * offset + b"\x811\xfe9" + b"b" * (length - offset)
+            assert compiled.four_byte_gb18030(data) and detection.reference_four_byte_gb18030(data)
+            cut = data[: offset + 3]  # the sequence's last byte missing
+            assert not compiled.four_byte_gb18030(cut) and not detection.reference_four_byte_gb18030(cut)
+    for made in corpus(1, 14):
+        assert compiled.four_byte_gb18030(made.body) == detection.reference_four_byte_gb18030(made.body)
 
 
 # -- the dot products ----------------------------------------------------------------------------------
@@ -76,6 +126,40 @@ def test_dot_products_of_generated_histograms_and_tables(data: bytes, values: li
     assert compiled.dot_products(order, counts, tables) == detection.reference_dot_products(order, counts, tables)
 
 
+def test_best_dot_products_with_the_models_tables_on_corpus_pages() -> None:
+    for made in corpus(1, 6):
+        order, counts = detection.reference_high_bytes(made.body)
+        arguments = (order, counts, detection._ALL_TABLES, detection._LANGUAGE_COUNTS)
+        assert compiled.best_dot_products(*arguments) == detection.reference_best_dot_products(*arguments)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.binary(max_size=300),
+    st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=6),
+    st.data(),
+)
+def test_best_dot_products_of_generated_histograms_groups_and_ties(
+    data: bytes, groups: list[int], draw: st.DataObject
+) -> None:
+    # Few distinct values, so that tables tie and the first largest must be the one picked.
+    values = draw.draw(
+        st.lists(st.sampled_from([-2.0, -1.0, 0.0, 0.5]), min_size=128 * sum(groups), max_size=128 * sum(groups))
+    )
+    tables = array("d", values)
+    order, counts = detection.reference_high_bytes(data)
+    arguments = (order, counts, tables, bytes(groups))
+    assert compiled.best_dot_products(*arguments) == detection.reference_best_dot_products(*arguments)
+
+
+def test_best_dot_products_refuses_groups_that_do_not_cover_the_tables() -> None:
+    for groups in (b"", b"\x01", b"\x00\x02", b"\x03"):
+        with pytest.raises(ValueError):
+            compiled.best_dot_products(b"\x80", [1], array("d", [0.0] * 256), groups)
+        with pytest.raises(ValueError):
+            detection.reference_best_dot_products(b"\x80", [1], array("d", [0.0] * 256), groups)
+
+
 def test_dot_products_refuses_what_it_cannot_read() -> None:
     with pytest.raises(ValueError):
         compiled.dot_products(b"\x80", [1, 2], detection._ALL_TABLES)  # counts do not align
@@ -85,6 +169,66 @@ def test_dot_products_refuses_what_it_cannot_read() -> None:
         compiled.dot_products(b"\x80", [1], array("d", [0.0] * 100))  # not whole tables
     with pytest.raises(ValueError):
         compiled.dot_products(b"\x80", [1], array("f", [0.0] * 128))  # not doubles
+
+
+# -- the confidence's softmax -------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.floats(min_value=-1e5, max_value=1e5, allow_nan=False), max_size=30),
+    st.floats(min_value=-1e5, max_value=1e5, allow_nan=False),
+)
+def test_softmax_weights_of_generated_scores(scores: list[float], best: float) -> None:
+    # A score over 709 nats above *best* overflows exp: both raise then, as math.exp does.
+    assert outcome(compiled.softmax_weights, scores, best) == outcome(detection.reference_softmax_weights, scores, best)
+
+
+def outcome(function: Callable[..., object], *arguments: object) -> object:
+    try:
+        return function(*arguments)
+    except OverflowError as error:
+        return type(error), str(error)
+
+
+def test_softmax_weights_at_its_edges() -> None:
+    # At the floor (-50) and around the cut (1e-6 is exp(-13.8155...)), and below and above the best.
+    scores = [0.0, -13.815, -13.8155105579643, -13.816, -49.999, -50.0, -50.001, -1e300, 3.0, -0.0]
+    assert compiled.softmax_weights(scores, 0.0) == detection.reference_softmax_weights(scores, 0.0)
+    assert compiled.softmax_weights([], 1.0) == detection.reference_softmax_weights([], 1.0) == (0.0, [], [])
+    with pytest.raises(TypeError):
+        compiled.softmax_weights((1.0,), 1.0)  # type: ignore[arg-type]
+
+
+# -- the candidates' strict decodes ------------------------------------------------------------------
+
+
+SCORING_DECODERS = tuple(detection._INCREMENTAL_DECODERS.values())  # every multi-byte candidate's, ISO-2022-JP's
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"a", b"\x81", b"\xa4", b"\xa4@", b"\xb0\xa1", b"\x8e", b"\x1b$B", b"\xff", b"01"]),
+        max_size=40,
+    )
+)
+def test_strict_decodes_of_leads_trails_and_cut_sequences(chunks: list[bytes]) -> None:
+    data = b"".join(chunks)  # valid pairs, lone leads (cut at the end: no error), bytes no candidate takes
+    assert compiled.strict_decodes(data, SCORING_DECODERS) == detection.reference_strict_decodes(data, SCORING_DECODERS)
+
+
+def test_strict_decodes_of_corpus_pages_and_what_it_refuses() -> None:
+    for made in corpus(1, 15):
+        window = made.body[:4096]
+        assert compiled.strict_decodes(window, SCORING_DECODERS) == detection.reference_strict_decodes(
+            window, SCORING_DECODERS
+        )
+    assert compiled.strict_decodes(b"abc", ()) == []
+    with pytest.raises(TypeError):
+        compiled.strict_decodes(b"abc", list(SCORING_DECODERS))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        compiled.strict_decodes("text", SCORING_DECODERS)  # type: ignore[arg-type]  # the codec's own error, not swallowed
 
 
 # -- the squeezed window (whether it decodes alike: test_squeeze.py) ---------------------------------
@@ -180,6 +324,8 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     bodies: list[tuple[bytes, str | None]] = [(made.body, made.tld) for made in corpus(1, 9)]
     bodies += [(made.body[: len(made.body) // 3], None) for made in corpus(1, 10, min_size=150, max_size=700)]
     bodies += [(bytes(rng.getrandbits(8) for _ in range(rng.choice([10, 500, 5000]))), None) for _ in range(60)]
+    # Behind ASCII: examined from just before the first non-ASCII byte (past half of MAX_EXAMINED), or not.
+    bodies += [(b"<!-- x -->" * size + made.body, made.tld) for made in corpus(1, 12)[::7] for size in (100, 4000)]
     compiled_answers = answers(bodies)
     monkeypatch.setattr(detection, "COMPILED", False)
     monkeypatch.setattr(detection, "high_bytes", detection.reference_high_bytes)
@@ -187,4 +333,10 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(detection, "mixed_pairs", detection.reference_mixed_pairs)
     monkeypatch.setattr(detection, "squeeze", detection.reference_squeeze)
     monkeypatch.setattr(detection, "high_byte_counts", detection.reference_high_byte_counts)
+    monkeypatch.setattr(detection, "high_byte_count", detection.reference_high_byte_count)
+    monkeypatch.setattr(detection, "first_high_byte", detection.reference_first_high_byte)
+    monkeypatch.setattr(detection, "strict_decodes", detection.reference_strict_decodes)
+    monkeypatch.setattr(detection, "four_byte_gb18030", detection.reference_four_byte_gb18030)
+    monkeypatch.setattr(detection, "best_dot_products", detection.reference_best_dot_products)
+    monkeypatch.setattr(detection, "softmax_weights", detection.reference_softmax_weights)
     assert answers(bodies) == compiled_answers
