@@ -34,7 +34,25 @@ def _paused(broker: LocalBroker, seconds: float) -> threading.Thread:
     os.kill(broker.pid, signal.SIGSTOP)
     resume = threading.Timer(seconds, os.kill, (broker.pid, signal.SIGCONT))
     resume.start()
+    _wait_all_threads_stopped(broker.pid)
     return resume
+
+
+def _wait_all_threads_stopped(pid: int) -> None:
+    """Until every thread of *pid* is stopped: SIGSTOP reaches a JVM's threads one by one, and on a
+    loaded machine a network thread still running could answer the request the test sends next (seen
+    once in a full run: the request answered, nothing raised)."""
+    while True:
+        states = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/stat") as stat:
+                    states.append(stat.read().rsplit(")", 1)[1].split()[0])
+            except FileNotFoundError:  # a thread that ended meanwhile
+                continue
+        if states and all(state in ("T", "t") for state in states):
+            return
+        time.sleep(0.01)
 
 
 def test_a_metadata_request_that_times_out_is_asked_again_until_the_deadline(broker):
