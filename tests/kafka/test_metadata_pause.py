@@ -42,7 +42,8 @@ def _wait_all_threads_stopped(pid: int) -> None:
     """Until every thread of *pid* is stopped: SIGSTOP reaches a JVM's threads one by one, and on a
     loaded machine a network thread still running could answer the request the test sends next (seen
     once in a full run: the request answered, nothing raised)."""
-    while True:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
         states = []
         for task in os.listdir(f"/proc/{pid}/task"):
             try:
@@ -52,7 +53,8 @@ def _wait_all_threads_stopped(pid: int) -> None:
                 continue
         if states and all(state in ("T", "t") for state in states):
             return
-        time.sleep(0.01)
+        time.sleep(0.01)  # polling /proc: no event says a thread has stopped
+    raise AssertionError(f"broker {pid} not stopped 10 s after SIGSTOP")
 
 
 def test_a_metadata_request_that_times_out_is_asked_again_until_the_deadline(broker):
