@@ -382,26 +382,29 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
     left to ``resolve``.  tests/decoding/test_undisputed.py requires every answer to be ``resolve``'s.
     """
     _, header, unknown_charset, is_json, is_xml = content_type
-    if is_json or is_xml or unknown_charset is not None or body.startswith(BOMS_AND_XML_STARTS):
+    if is_json or is_xml or unknown_charset is not None or header not in _UTF8_OR_NOTHING:
+        return None  # a label to report, another encoding declared, or a type with its own rule
+    if body.startswith(BOMS_AND_XML_STARTS):
         return None
     meta = prescan_meta(body)  # neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer
     if meta is None and may_declare_a_charset(body):
         return None  # perhaps a <meta> naming an unknown charset, which read_response reports
-    if header not in _UTF8_OR_NOTHING or meta not in _UTF8_OR_NOTHING:
+    if meta not in _UTF8_OR_NOTHING:
         return None  # a declaration of another encoding
-    declared, _ = declared_by(None, header, meta, None)  # nothing to disagree about
-    candidate = _first_without_the_body(header, meta)
-    if candidate is None:  # the first candidate depends on the body: the same steps, on it
+    why = _undisputed_without_the_body(header, meta)
+    if why is None:  # the first candidate depends on the body: the same steps, on it
         if not _starts_as_utf8(body):
             return None  # answered here only as valid UTF-8: not worth a scan for a late <meta>
+        declared, _ = declared_by(None, header, meta, None)  # nothing to disagree about
         response = Response(body, None, None, None, header, False, False, declared, ())
         try:
             candidate = _first(declarations(response, _disputed)) or _first(undeclared(response, None, _disputed))
         except _Disputed:
             return None
-    if candidate is None or candidate.encoding != "UTF-8":
-        return None
-    return utf8(body, _undisputed(candidate.source, header, meta, candidate.confidence), lazy_text)
+        if candidate is None or candidate.encoding != "UTF-8":
+            return None
+        why = _undisputed(candidate.source, header, meta, candidate.confidence)
+    return utf8(body, why, lazy_text)
 
 
 @functools.cache
@@ -413,17 +416,21 @@ def _undisputed(source: Source, header: str | None, meta: str | None, confidence
 
 
 @functools.cache
-def _first_without_the_body(header: str | None, meta: str | None) -> Candidate | None:
-    """The first candidate of ``declarations`` for a response whose header and meta name these, when
-    the steps find it without reading the body; None when one of them reads it (the late ``<meta>``
-    step, for a response declaring nothing).  Found by running the steps on a response without a
-    body: reading it fails.  A function of two names, so remembered."""
+def _undisputed_without_the_body(header: str | None, meta: str | None) -> Provenance | None:
+    """The ``Provenance`` of the UTF-8 decode of a response whose header and meta name these (each
+    UTF-8 or nothing), when the first candidate of ``declarations`` is found without reading the
+    body and is UTF-8; None when one of the steps reads it (the late ``<meta>`` step, for a
+    response declaring nothing).  Found by running the steps on a response without a body: reading
+    it fails.  A function of two names, so remembered."""
     declared, _ = declared_by(None, header, meta, None)
     bodiless = Response(None, None, None, None, header, False, False, declared, ())  # type: ignore[arg-type]
     try:
-        return _first(declarations(bodiless, _disputed))
+        candidate = _first(declarations(bodiless, _disputed))
     except (TypeError, _Disputed):  # the body was read (None has no length, no bytes to search)
         return None
+    if candidate is None or candidate.encoding != "UTF-8":
+        return None
+    return _undisputed(candidate.source, header, meta, candidate.confidence)
 
 
 _UTF8_OR_NOTHING = (None, "UTF-8")

@@ -42,10 +42,12 @@ def prescan(body: bytes) -> str | None:
 
 def prescan_meta(body: bytes) -> str | None:
     """standard.prescan_meta: the loop alone over the first 1024 bytes, what a ``<meta>`` declares."""
+    window_end = min(len(body), PRESCAN_BYTES)
+    if find_meta(body, 0, window_end) < 0:  # no <meta at all (a memchr per "<"): nothing to decide
+        return None
     decided = _DECISIONS.get(body)
     if decided is not None:
         return decided
-    window_end = min(len(body), PRESCAN_BYTES)
     for charset, _, end in _metas(body, window_end):
         if charset is not None:
             _DECISIONS.put(body[:end], charset)
