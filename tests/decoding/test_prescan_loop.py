@@ -362,6 +362,24 @@ def test_find_meta_agrees_with_the_readable_search(buf, data):
     assert loop.find_meta(buf, start, end) == standard.find_meta(buf, start, end)
 
 
+# Long runs of "<", "m" and near-misses, so the compiled search's 16- and 32-byte blocks meet "<meta"
+# at every offset, across block edges and at the end of the bounds.
+_META_NEAR_MISSES = st.lists(
+    st.one_of(
+        st.sampled_from([b"<", b"m", b"M", b"<m", b"<M", b"<meta", b"<mEtA", b"<met", b"eta", b"\xc3<"]),
+        st.integers(min_value=1, max_value=40).map(lambda n: b"<p>x" * n),  # blocks without one
+    ),
+    max_size=60,
+).map(b"".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_META_NEAR_MISSES, st.data())
+def test_find_meta_agrees_with_the_readable_search_on_long_runs(buf, data):
+    start, end = _bounds(data, buf)
+    assert loop.find_meta(buf, start, end) == standard.find_meta(buf, start, end)
+
+
 @pytest.mark.parametrize(
     ("buf", "position", "length", "expected"),
     [
