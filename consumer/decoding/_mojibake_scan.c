@@ -6,8 +6,8 @@
  *
  * Why: the check runs on every record, and on accented text with typographic punctuation Python's
  * regex stops at every C3 (every accented letter) to fail its lookahead there: 26-39 µs a page of
- * dense French, three times the page's UTF-8 decode.  Here 16 positions a step are tested for the
- * lookahead's three bytes, and the few that pass are matched.  mojibake.py keeps the
+ * dense French, three times the page's UTF-8 decode.  Here 16 positions a step are tested for a C3
+ * followed, a byte later, by a lead byte, and the few that pass are checked and matched.  mojibake.py keeps the
  * regex as the reference (``reference_strong_sequences``); tests/decoding/test_mojibake_scan.py
  * checks the two agree.
  *
@@ -156,38 +156,37 @@ static int may_start(const unsigned char *p)
 }
 
 /* The first position at or after p where a sequence may start, or end.  Accented Latin has a C3
- * every few bytes, too many for a call or a branch each: 16 positions are tested at once (the
- * three bytes of may_start at three offsets), and a block without a C3 costs one compare. */
+ * every few bytes, too many for a call or a branch each: 16 positions are tested at once for a C3
+ * two bytes before a lead byte (C2 or above: the third byte of may_start is one), which rejects
+ * an accented letter followed by ASCII, and may_start checks the few that pass.  Blocks with none
+ * (ASCII, CJK, most of a Latin page) are skipped two at a time. */
 static const unsigned char *next_start(const unsigned char *p, const unsigned char *end)
 {
 #if defined(__SSE2__)
-    const __m128i c3 = _mm_set1_epi8((char)0xC3), lowest = _mm_set1_epi8((char)0x82);
-    const __m128i span = _mm_set1_epi8(0xB4 - 0x82);
-    for (; end - p >= 18; p += 16) {
-        /* Blocks without a C3 (ASCII, CJK, most of a Latin page) skipped two at a time. */
-        while (end - p >= 34) {
-            __m128i pair = _mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), c3),
-                                        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), c3));
-            if (_mm_movemask_epi8(pair))
-                break;
-            p += 32;
+    const __m128i c3 = _mm_set1_epi8((char)0xC3), c2 = _mm_set1_epi8((char)0xC2);
+#define LOAD(at) _mm_loadu_si128((const __m128i *)(at))
+#define IS_C3(at) _mm_cmpeq_epi8(LOAD(at), c3)
+#define LEAD_BYTE(at) _mm_cmpeq_epi8(_mm_max_epu8(LOAD(at), c2), LOAD(at)) /* C2 or above, unsigned */
+    /* Where a C3 is two bytes before a lead byte: the block at p reads p[0..17], so end - p >= 18;
+     * four read p[0..65]. */
+#define CANDIDATES(at) _mm_and_si128(IS_C3(at), LEAD_BYTE((at) + 2))
+    for (;; p += 16) {
+        while (end - p >= 66 && !_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(CANDIDATES(p), CANDIDATES(p + 16)),
+                                                                 _mm_or_si128(CANDIDATES(p + 32), CANDIDATES(p + 48)))))
+            p += 64;
+        if (end - p < 18)
+            break;
+        unsigned mask = (unsigned)_mm_movemask_epi8(CANDIDATES(p));
+        for (; mask; mask &= mask - 1) {
+            const unsigned char *at = p + __builtin_ctz(mask);
+            if (may_start(at))
+                return at;
         }
-        __m128i first = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), c3);
-        if (!_mm_movemask_epi8(first))
-            continue;
-        /* p[1] - 0x82 <= 0xB4 - 0x82, unsigned: min leaves it unchanged */
-        __m128i offset = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), lowest);
-        __m128i second = _mm_cmpeq_epi8(_mm_min_epu8(offset, span), offset);
-        __m128i after = _mm_loadu_si128((const __m128i *)(p + 2));
-        __m128i third = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC2)), _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC5))),
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xC6)),
-                                      _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xCB))),
-                         _mm_cmpeq_epi8(after, _mm_set1_epi8((char)0xE2))));
-        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(first, _mm_and_si128(second, third)));
-        if (mask)
-            return p + __builtin_ctz(mask);
     }
+#undef LOAD
+#undef IS_C3
+#undef LEAD_BYTE
+#undef CANDIDATES
 #endif
     for (; end - p >= 3; p++)
         if (may_start(p))

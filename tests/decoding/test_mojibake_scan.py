@@ -119,6 +119,18 @@ def test_generated_text_of_candidate_characters(text: str) -> None:
     assert ours == reference
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(LEADS + CONTINUATIONS + NEIGHBOURS[1:]),
+                          st.integers(min_value=1, max_value=70).map(lambda n: "x" * n)), max_size=40),
+       st.data())
+def test_candidates_apart_across_the_compiled_blocks(parts: list[str], draw: st.DataObject) -> None:
+    """Candidate characters with ASCII runs between them, so that sequences start at every offset of
+    the compiled scan's 16-byte blocks and 64-byte skips, and straddle their edges and the end."""
+    data = "".join(parts).encode()
+    ours, reference = both(data, draw.draw(st.integers(min_value=0, max_value=len(data))))
+    assert ours == reference
+
+
 # -- whole pages: utf8_looks_double_encoded on both tiers -------------------------------------------
 
 LATIN = [
