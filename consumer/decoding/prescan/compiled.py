@@ -43,7 +43,7 @@ def prescan(body: bytes) -> str | None:
 def prescan_meta(body: bytes) -> str | None:
     """standard.prescan_meta: the loop alone over the first 1024 bytes, what a ``<meta>`` declares."""
     window_end = min(len(body), PRESCAN_BYTES)
-    if find_meta(body, 0, window_end) < 0:  # no <meta at all (a memchr per "<"): nothing to decide
+    if find_meta(body, 0, window_end) < 0:  # no <meta at all (compiled search): nothing to decide
         return None
     decided = _DECISIONS.get(body)
     if decided is not None:
