@@ -159,7 +159,7 @@ static int may_start(const unsigned char *p)
  * every few bytes, too many for a call or a branch each: 16 positions are tested at once for a C3
  * two bytes before a lead byte (C2 or above: the third byte of may_start is one), which rejects
  * an accented letter followed by ASCII, and may_start checks the few that pass.  Blocks with none
- * (ASCII, CJK, most of a Latin page) are skipped two at a time. */
+ * (ASCII, CJK, most of a Latin page) are skipped four at a time. */
 static const unsigned char *next_start(const unsigned char *p, const unsigned char *end)
 {
 #if defined(__SSE2__)
