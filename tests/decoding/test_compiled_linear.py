@@ -89,6 +89,7 @@ def prescan_inputs(size: int) -> dict[str, bytes]:
         "random bytes": rng.randbytes(size),
         "random markup": markup[:size],
         "'<' at every byte": b"<" * size,
+        "'<m' at every other byte": _repeat(b"<m", size),
         "'<!--' repeated, never closed": _repeat(b"<!--", size),
         "a comment whose '>' never follows '--'": b"<!--" + _repeat(b"->", size),
         "'<a' repeated, no '>'": _repeat(b"<a", size),
@@ -226,11 +227,11 @@ def cjk_inputs(decoder: str, worst: Inputs) -> Inputs:
 #: them); the bound still fails on a path that loses its fast loop (is_valid's SSSE3 check measures
 #: 2.7 a byte, the scalar loop 17) or does a second pass nobody meant.
 PER_BYTE = {
-    "find_meta": 75,  # 37.0: "<" at every byte, a memchr call and a compare each
+    "find_meta": 75,  # 11.0 with SSE2 ("<m" at every other byte); 37.0 without ("<" at every byte, a memchr each)
     "next_meta": 70,  # 34.0: attributes without values, "get an attribute" on every other byte
     "tag_end": 70,  # 34.0: the same
     "prescan_loop": 75,  # 37.3: failing <meta charset=...>, two calls (next_meta, tag_end) of 23 bytes
-    "mojibake_scan": 65,  # 31.8: "é" + NBSP repeated, a candidate every 4 bytes, matched and rejected
+    "mojibake_scan": 65,  # 33.3: "é" + NBSP repeated, a candidate every 4 bytes, matched and rejected
     "utf8_count": 50,  # 24.8: a table step a byte, every byte high (more_sequences' loop, never stopping)
     "utf8_more_sequences": 55,  # 26.1: valid sequences to the end, the lead pairs counted first
     "utf8_is_valid": 6,  # 2.7: 16 bytes a step with SSSE3
