@@ -1,5 +1,5 @@
 /* Detection's counting and scoring loops, compiled (detection.py says what they are for and keeps
- * the readable reference of each: reference_high_bytes, reference_dot_products,
+ * the readable reference of each: reference_high_bytes, reference_best_dot_products,
  * reference_text_likelihood; tests/decoding/detection/test_compiled.py checks them equal).
  *
  * high_bytes(data) -> (order, counts)
@@ -7,9 +7,6 @@
  *     counts  how often each occurs (a list aligned with order)
  * high_byte_counts(data) -> list[int]
  *     how often each byte 0x80 + i occurs in data, for i in 0..127 (order does not matter here)
- * dot_products(order, counts, tables) -> list[float]
- *     tables  128-entry tables of doubles laid end to end (an array('d'), index: byte - 0x80);
- *             per table, the sum of count * table[byte - 0x80] over order, added left to right
  * squeeze(data) -> bytes
  *     data with each run of ASCII bytes cut to its first two bytes, but for its last three bytes,
  *     kept as they are
@@ -23,9 +20,12 @@
  * four_byte_gb18030(data) -> bool
  *     whether data holds [81-FE][30-39][81-FE][30-39] (the shape of a gb18030 four-byte sequence)
  * best_dot_products(order, counts, tables, groups) -> (list[float], bytes)
+ *     tables  128-entry tables of doubles laid end to end (an array('d'), index: byte - 0x80);
+ *             a table's dot product is the sum of count * table[byte - 0x80] over order, added
+ *             left to right
  *     groups  how many consecutive tables of tables each group has (a bytes of sizes >= 1, summing
- *             to the number of tables); per group, the largest of its tables' dot products (as
- *             dot_products sums them) and the index within the group of the first table giving it
+ *             to the number of tables); per group, the largest of its tables' dot products and the
+ *             index within the group of the first table giving it
  * softmax_weights(scores, best) -> (float, list[int], list[float])
  *     scores  a list of floats; each weight is exp(max(score - best, -50.0)), the total their sum
  *             added left to right; then the indexes and the weights of those above 1e-6, in order
@@ -270,29 +270,6 @@ done:
     PyBuffer_Release(&tables);
     PyBuffer_Release(&order);
     return sums;
-}
-
-static PyObject *py_dot_products(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)module;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "dot_products(order, counts, tables) takes 3 arguments");
-        return NULL;
-    }
-    Py_ssize_t n_tables;
-    double *sums = dot_sums(args, &n_tables);
-    if (sums == NULL)
-        return NULL;
-    PyObject *result = PyList_New(n_tables);
-    for (Py_ssize_t t = 0; result != NULL && t < n_tables; t++) {
-        PyObject *value = PyFloat_FromDouble(sums[t]);
-        if (value == NULL)
-            Py_CLEAR(result);
-        else
-            PyList_SET_ITEM(result, t, value);
-    }
-    PyMem_Free(sums);
-    return result;
 }
 
 static PyObject *py_squeeze(PyObject *module, PyObject *data)
@@ -742,8 +719,6 @@ static PyMethodDef methods[] = {
      "high_bytes(data, /)\n--\n\n(distinct bytes >= 0x80 in order of first occurrence, their counts)."},
     {"high_byte_counts", py_high_byte_counts, METH_O,
      "high_byte_counts(data, /)\n--\n\nHow often each byte 0x80 + i occurs in data, i in 0..127."},
-    {"dot_products", (PyCFunction)(void (*)(void))py_dot_products, METH_FASTCALL,
-     "dot_products(order, counts, tables, /)\n--\n\nPer 128-entry table, the sum of count * table[byte - 0x80]."},
     {"squeeze", py_squeeze, METH_O, "squeeze(data, /)\n--\n\ndata with each run of ASCII bytes cut to its first two bytes, its last three kept."},
     {"mixed_pairs", (PyCFunction)(void (*)(void))py_mixed_pairs, METH_FASTCALL,
      "mixed_pairs(sample, classes, /)\n--\n\nAdjacent pairs of sample its classes mark \"an\" or \"na\"."},

@@ -628,7 +628,7 @@ def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callabl
     return total
 
 
-# high_bytes(data) -> Histogram, dot_products(order, counts, tables) -> sums, mixed_pairs and the character likelihood
+# high_bytes(data) -> Histogram, best_dot_products, mixed_pairs and the character likelihood
 # of the compiled loops (_detection_counts.c): the same answers as the references, without a dict
 # operation per byte or character; and the steps whose Python loops over a few dozen candidates, or
 # bytes.translate passes and regular expressions, cost more than the counting itself (best_dot_products,
@@ -637,7 +637,6 @@ def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callabl
 try:
     from ._detection_counts import (
         best_dot_products,
-        dot_products,
         first_high_byte,
         four_byte_gb18030,
         high_byte_count,
@@ -653,7 +652,7 @@ try:
     #: Whether the compiled loops run (else the references above, with the same answers, slower).
     COMPILED = True
 except ImportError:  # installed without a C compiler
-    high_bytes, dot_products, mixed_pairs = reference_high_bytes, reference_dot_products, reference_mixed_pairs
+    high_bytes, mixed_pairs = reference_high_bytes, reference_mixed_pairs
     squeeze, high_byte_counts = reference_squeeze, reference_high_byte_counts
     best_dot_products, four_byte_gb18030 = reference_best_dot_products, reference_four_byte_gb18030
     high_byte_count, softmax_weights = reference_high_byte_count, reference_softmax_weights
@@ -790,7 +789,7 @@ _LANGUAGE_COUNTS = bytes(map(len, _SINGLE_BYTE_TABLES.values()))
 _SINGLE_BYTE_INDEX = {encoding: index for index, encoding in enumerate(_SINGLE_BYTE_TABLES)}
 #: Every candidate's log prior (``PRIORS``, or ``_OTHER_PRIOR``).
 _PRIOR = {encoding: PRIORS.get(encoding, _OTHER_PRIOR) for encoding in LANGUAGES}
-#: Those tables laid end to end, in that order: what ``dot_products`` scores the window's histogram with.
+#: Those tables laid end to end, in that order: what ``best_dot_products`` scores the window's histogram with.
 _ALL_TABLES = array("d", [value for tables in _SINGLE_BYTE_TABLES.values() for table in tables for value in table])
 #: Per language, the log-probability of a character its counts lack.
 _UNSEEN: dict[str, Callable[[str], float]] = {

@@ -25,7 +25,7 @@ if detection.COMPILED:
 
 def test_the_extension_is_built_in_a_development_install() -> None:
     assert detection.COMPILED
-    assert detection.high_bytes is compiled.high_bytes and detection.dot_products is compiled.dot_products
+    assert detection.high_bytes is compiled.high_bytes and detection.best_dot_products is compiled.best_dot_products
     assert detection.mixed_pairs is compiled.mixed_pairs and detection.squeeze is compiled.squeeze
     assert detection.high_byte_counts is compiled.high_byte_counts
     assert detection.high_byte_count is compiled.high_byte_count
@@ -108,10 +108,16 @@ def test_four_byte_gb18030_at_every_offset_and_on_corpus_pages() -> None:
 # -- the dot products ----------------------------------------------------------------------------------
 
 
+def _one_table_a_group(tables: array[float]) -> bytes:
+    """``groups`` for *tables* with one table a group: each group's best is that table's dot product."""
+    return bytes([1]) * (len(tables) // 128)
+
+
 def test_dot_products_with_the_models_tables_on_corpus_pages() -> None:
+    groups = _one_table_a_group(detection._ALL_TABLES)
     for made in corpus(1, 6):
         order, counts = detection.reference_high_bytes(made.body)
-        sums = compiled.dot_products(order, counts, detection._ALL_TABLES)
+        sums, _ = compiled.best_dot_products(order, counts, detection._ALL_TABLES, groups)
         assert sums == detection.reference_dot_products(order, counts, detection._ALL_TABLES)  # to the last bit
 
 
@@ -123,7 +129,8 @@ def test_dot_products_with_the_models_tables_on_corpus_pages() -> None:
 def test_dot_products_of_generated_histograms_and_tables(data: bytes, values: list[float]) -> None:
     tables = array("d", values[: len(values) // 128 * 128])
     order, counts = detection.reference_high_bytes(data)
-    assert compiled.dot_products(order, counts, tables) == detection.reference_dot_products(order, counts, tables)
+    sums, _ = compiled.best_dot_products(order, counts, tables, _one_table_a_group(tables))
+    assert sums == detection.reference_dot_products(order, counts, tables)
 
 
 def test_best_dot_products_with_the_models_tables_on_corpus_pages() -> None:
@@ -161,14 +168,15 @@ def test_best_dot_products_refuses_groups_that_do_not_cover_the_tables() -> None
 
 
 def test_dot_products_refuses_what_it_cannot_read() -> None:
+    groups = _one_table_a_group(detection._ALL_TABLES)
     with pytest.raises(ValueError):
-        compiled.dot_products(b"\x80", [1, 2], detection._ALL_TABLES)  # counts do not align
+        compiled.best_dot_products(b"\x80", [1, 2], detection._ALL_TABLES, groups)  # counts do not align
     with pytest.raises(ValueError):
-        compiled.dot_products(b"a", [1], detection._ALL_TABLES)  # an ASCII byte
+        compiled.best_dot_products(b"a", [1], detection._ALL_TABLES, groups)  # an ASCII byte
     with pytest.raises(ValueError):
-        compiled.dot_products(b"\x80", [1], array("d", [0.0] * 100))  # not whole tables
+        compiled.best_dot_products(b"\x80", [1], array("d", [0.0] * 100), b"\x01")  # not whole tables
     with pytest.raises(ValueError):
-        compiled.dot_products(b"\x80", [1], array("f", [0.0] * 128))  # not doubles
+        compiled.best_dot_products(b"\x80", [1], array("f", [0.0] * 128), b"\x01")  # not doubles
 
 
 # -- the confidence's softmax -------------------------------------------------------------------------
@@ -329,7 +337,6 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     compiled_answers = answers(bodies)
     monkeypatch.setattr(detection, "COMPILED", False)
     monkeypatch.setattr(detection, "high_bytes", detection.reference_high_bytes)
-    monkeypatch.setattr(detection, "dot_products", detection.reference_dot_products)
     monkeypatch.setattr(detection, "mixed_pairs", detection.reference_mixed_pairs)
     monkeypatch.setattr(detection, "squeeze", detection.reference_squeeze)
     monkeypatch.setattr(detection, "high_byte_counts", detection.reference_high_byte_counts)
