@@ -3,7 +3,7 @@
 The product's standard: any input is handled in time linear in its size (an attacker controls the
 pages a crawler fetches).  The readable decoders' steps are counted in
 tests/decoding/codecs/test_codecs_linear.py; here every entry point of the C extensions
-(_prescan_loop.c, _mojibake_scan.c, the newer of detection's loops in _detection_counts.c, and
+(_prescan_loop.c, _mojibake_scan.c, detection's loops in _detection_counts.c, and
 codecs/_multibyte.c, _single_byte.c, _utf16_bmp.c, _utf16_errors.c, _utf8_count.c, _utf8_validity.c) runs on each worst-case input at n and 4n bytes under valgrind's
 callgrind, which counts the instructions executed inside the C function alone
 (instruction_count.py says how).
@@ -245,6 +245,9 @@ PER_BYTE = {
     "big5": 70,  # 34.5: the same (32.0: text decoded again into UCS-4 for a supplementary code point at the end)
     "gb18030": 90,  # 43.5: four-byte sequences with a bad fourth byte: the first dropped, three read again
     "iso_2022_jp": 125,  # 62.5: ESC $ prepended back, each byte read up to three times
+    "high_byte_counts": 7,  # 3.2: random bytes, a count a byte
+    "squeeze": 36,  # 17.6: Cyrillic words between ASCII, every run of ASCII cut and copied
+    "text_likelihood": 85,  # 42.3: every character high, counted, then summed from the memo (Latin-1 as Russian)
     "high_bytes": 15,  # 7.2: every byte of a word holding a high one counted, a "seen" test each
     "high_byte_count": 3,  # 1.25: eight bytes a step
     "first_high_byte": 2,  # 0.88: eight bytes a step to the first high one
@@ -295,6 +298,14 @@ def _histogram_and_tables(data: bytes) -> tuple[object, ...]:
     return (*reference_high_bytes(data), _ALL_TABLES, _LANGUAGE_COUNTS)
 
 
+def _likelihood_of_russian(data: bytes) -> tuple[object, ...]:
+    """text_likelihood's arguments for *data* read as Latin-1 (a character a byte, 128 distinct high
+    ones), scored as Russian: most characters unseen, each looked up once, then from the memo."""
+    from consumer.decoding.detection import _CHARACTER_LOGP, _UNSEEN, _memo
+
+    return (data.decode("latin-1"), _CHARACTER_LOGP["ru"], _UNSEEN["ru"], _memo("ru"))
+
+
 def _entries() -> list[Entry]:
     entries = [
         Entry("find_meta", "", PRESCAN, "find_meta", ("py_find_meta",), _whole, prescan_inputs),
@@ -326,11 +337,15 @@ def _entries() -> list[Entry]:
             entries.append(Entry("single_byte", f"{encoding}-{_mode(fatal)}", CODECS + "_single_byte", "decode",
                                  ("decode",), lambda data, e=encoding, f=fatal: (_single_byte_table(e), data, f),
                                  single_byte_inputs))  # fmt: skip
-    # Detection's loops (the older ones, but for high_bytes and mixed_pairs, are not listed here yet). best_dot_products
-    # reads a histogram, at most 128 distinct bytes whatever the data's length: counted so that a loop over
-    # more shows; softmax_weights reads one score a byte.
+    # Detection's loops. best_dot_products reads a histogram, at most 128 distinct bytes whatever the data's
+    # length: counted so that a loop over more shows; softmax_weights reads one score a byte.
     entries += [
         Entry("high_bytes", "", DETECTION, "high_bytes", ("py_high_bytes",), _data, detection_inputs),
+        Entry("high_byte_counts", "", DETECTION, "high_byte_counts", ("py_high_byte_counts",), _data,
+              detection_inputs),
+        Entry("squeeze", "", DETECTION, "squeeze", ("py_squeeze",), _data, detection_inputs),
+        Entry("text_likelihood", "ru", DETECTION, "text_likelihood", ("py_text_likelihood",), _likelihood_of_russian,
+              detection_inputs),
         Entry("high_byte_count", "", DETECTION, "high_byte_count", ("py_high_byte_count",), _data, detection_inputs),
         Entry("first_high_byte", "", DETECTION, "first_high_byte", ("py_first_high_byte",), _data, detection_inputs),
         Entry("four_byte_gb18030", "", DETECTION, "four_byte_gb18030", ("py_four_byte_gb18030",), _data,
