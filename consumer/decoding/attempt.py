@@ -70,7 +70,7 @@ def utf8(data: bytes, why: Provenance, lazy_text: bool = False) -> Decoded | Non
         if not utf8_is_valid(data):
             return None
         mojibake = utf8_looks_double_encoded(data)
-        return Decoded(None, "UTF-8", source, 0, declared, conflicts, confidence, mojibake, override, None, data)
+        return Decoded(None, "UTF-8", source, 0, declared, conflicts, confidence, mojibake, override, None, None, data)
     try:
         text = data.decode("utf-8")  # the standard's UTF-8 decoder, error mode fatal (codecs/utf8.py)
     except UnicodeDecodeError:
@@ -88,7 +88,9 @@ def _clean(text: str, encoding: str, why: Provenance, lazy_text: bool) -> Decode
         # both.  A strict decode holds no lone surrogate.
         encoded = text.encode("utf-8")
         mojibake = possible_in(encoding) and utf8_looks_double_encoded(encoded)
-        return Decoded(text, encoding, source, 0, declared, conflicts, confidence, mojibake, override, None, encoded)
+        return Decoded(
+            text, encoding, source, 0, declared, conflicts, confidence, mojibake, override, None, None, encoded
+        )
     mojibake = possible_in(encoding) and looks_double_encoded(text)
     return Decoded(text, encoding, source, 0, declared, conflicts, confidence, mojibake, override)
 

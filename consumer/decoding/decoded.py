@@ -18,6 +18,7 @@ Source = Literal[
     "xml-declaration",
     "json",
     "utf-8-valid",
+    "utf-8-over-declaration",  # valid UTF-8 that a legacy declaration would turn into mojibake (contradiction.py)
     "detector",
     "default",
     "binary",  # decided before all of them: not text, nothing decoded (``Decoded.binary``, mime_sniff.py)
@@ -54,6 +55,13 @@ class Decoded(NamedTuple):
     type ("image/png"), ``source`` is "binary", ``text`` and ``encoding`` are
     empty and nothing is declared (``binary_decoded``).
 
+    ``doubted`` is None but for a clean decode by a declared legacy encoding that the
+    text itself contradicts: then it names the encoding whose reading the
+    detection model finds far likelier (``contradiction.doubted``).  The text
+    is the declaration's, as a browser shows it; the stream processor
+    quarantines such a record (reason ``declaration-doubted``) rather than
+    publish it as clean.
+
     ``utf8`` is the text encoded as UTF-8 when the decode has those bytes at
     hand, else None.  Only ``decode(..., lazy_text=True)`` sets it, for a text
     decoded without replacements: a valid UTF-8 body's own bytes (after its
@@ -76,6 +84,7 @@ class Decoded(NamedTuple):
     mojibake_suspected: bool = False
     override: Override | None = None
     binary: str | None = None
+    doubted: str | None = None
     utf8: bytes | None = None
 
     @property
@@ -121,6 +130,7 @@ class Decoded(NamedTuple):
                 "owner": self.override.owner,
             },
             "binary": self.binary,
+            "doubted": self.doubted,
         }
         if include_text:
             out["text"] = self.text

@@ -73,7 +73,9 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from .codecs import decode_bytes
 from .codecs.cpython import ENCODERS
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .data.whatwg import SINGLE_BYTE
@@ -110,7 +112,7 @@ _SCORING_CODECS: dict[str, str] = ENCODERS
 
 #: Candidate encoding -> the languages (keys of FREQUENCIES) written in it.
 LANGUAGES: dict[str, tuple[str, ...]] = {
-    "windows-1252": ("de", "fr", "es", "pt"),
+    "windows-1252": ("de", "fr", "es", "pt", "nl", "da", "sv", "fi"),
     "windows-1250": ("pl", "cs", "hu"),
     "ISO-8859-2": ("pl", "cs", "hu"),
     "windows-1257": ("lt", "lv", "et"),
@@ -291,6 +293,76 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     scores = scored[0]
     best = max(scores.values())
     return tuple(e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin)
+
+
+class Scores(NamedTuple):
+    """Every viable candidate's score over the detector's window, as ``detect`` weighs them (``scores``)."""
+
+    #: Candidate encoding -> log-likelihood of the window's non-ASCII characters under its best language,
+    #: plus its prior and TLD bonus, minus the script-mixing penalty (for the leaders: see
+    #: ``_penalise_script_mixing``).  A multi-byte candidate whose scoring codec fails on the window is absent.
+    scores: dict[str, float]
+    #: The non-ASCII bytes of the window the scores are taken over.
+    non_ascii: int
+    window: bytes
+    hint: str | None
+    texts: dict[str, str]
+    histogram: Histogram
+
+    def score(self, encoding: str) -> float | None:
+        """*encoding*'s score; for a multi-byte candidate its scoring codec refused, its score from the
+        Encoding Standard's decoder (more permissive: the WHATWG GBK decoder is gb18030's), None if that fails."""
+        if encoding in self.scores:
+            return self.scores[encoding]
+        if encoding not in _MULTI_BYTE:
+            return None
+        text = _whatwg_decodes(self.window, encoding)
+        if text is None:
+            return None
+        self.texts[encoding] = text
+        likelihood = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
+        return _with_priors({encoding: likelihood}, self.hint)[encoding]
+
+    def differing(self, first: str, second: str) -> int:
+        """How many of the window's non-ASCII characters the two candidates read differently: for two
+        single-byte encodings the bytes they map apart; with a multi-byte one, every non-ASCII character of
+        its reading (the fewer, when both are multi-byte)."""
+        order, counts = self.histogram
+        if first in self.texts or second in self.texts:
+            if self.texts.get(first) == self.texts.get(second):
+                return 0
+            readings = [self.texts[encoding] for encoding in (first, second) if encoding in self.texts]
+            return min(len(text) - len(text.encode("ascii", "ignore")) for text in readings)
+        apart = _differing_bytes(first, second)
+        return sum(count for byte, count in zip(order, counts, strict=True) if byte in apart)
+
+
+def scores(body: bytes, tld: str | None = None) -> Scores | None:
+    """Every candidate's score for *body* (``Scores``), or None when its examined bytes have no non-ASCII byte.
+
+    ``detect`` answers with the best of these alone; a caller that weighs a declared encoding against the
+    evidence (``contradiction.doubted``) reads them all.  Bounded as ``detect`` is; never raises (None).
+    """
+    hint = tld_of(tld)
+    try:
+        start, first_high = _evidence_start(body)
+        head = bytes(body[start : start + MAX_EXAMINED])
+        scored = _scored(head, first_high - start, hint)
+    except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
+        return None
+    if scored is None:
+        return None
+    candidates, _, texts, histogram = scored
+    window = _window(head, first_high - start)
+    return Scores(candidates, sum(histogram[1]), window, hint, dict(texts), histogram)
+
+
+def _whatwg_decodes(window: bytes, encoding: str) -> str | None:
+    """*window* decoded by the Encoding Standard's *encoding* decoder, but for a character cut at its end; or None."""
+    text, replacements = decode_bytes(encoding, window)
+    if replacements and text.endswith("\ufffd"):
+        text, replacements = text[:-1], replacements - 1  # a character cut by the window's end
+    return None if replacements else text
 
 
 def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:

@@ -16,7 +16,8 @@ from .data.whatwg import SINGLE_BYTE
 # windows-1252's 0x80-0x9F.  The five bytes it leaves undefined (81, 8D, 8F,
 # 90, 9D) decode as the C1 controls U+0081... in browsers, as ISO-8859-1
 # decodes all 32, so those map back to the same bytes.
-_CP1252_80_9F = "€\x81‚ƒ„…†‡ˆ‰Š‹ŒŽ\x8f\x90‘’“”•–—˜™š›œ\x9džŸ"
+_CP1252_80_9F = SINGLE_BYTE["windows-1252"][:32]  # from the standard's index: a hand-typed copy lost 0x8D
+assert len(_CP1252_80_9F) == 32 and _CP1252_80_9F[0x12] == "’"
 _TO_BYTE = {char: 0x80 + index for index, char in enumerate(_CP1252_80_9F)}
 _TO_BYTE.update({chr(code): code for code in range(0x80, 0x100)})
 
@@ -121,6 +122,21 @@ def utf8_looks_double_encoded(utf8: bytes) -> bool:
     window = utf8[:end].decode("utf-8", "surrogatepass")
     non_ascii = len(window) - len(window.encode("ascii", "ignore"))
     return covered >= non_ascii * SINGLE_SEQUENCE_SHARE
+
+
+def legacy_reading_looks_double_encoded(utf8: bytes) -> bool:
+    """Whether valid UTF-8 *utf8*, read as windows-1252 (a left-over ``iso-8859-1`` label), looks double-encoded.
+
+    The reading a legacy label gives such a body is the mojibake this module flags, and the signature is a
+    property of the bytes (a lead byte C2-F4 followed by continuation bytes of the kinds real text is made
+    of), whichever single-byte label was left over.  Reads the first ``MAX_BYTES`` bytes; for
+    ``contradiction.utf8_under_legacy_label``.
+    """
+    return looks_double_encoded(utf8[:MAX_BYTES].decode("latin-1").translate(_WINDOWS_1252_80_9F))
+
+
+# windows-1252's reading of a byte is latin-1's but for 0x80-0x9F (its five undefined bytes stay C1 controls).
+_WINDOWS_1252_80_9F = {0x80 + index: char for index, char in enumerate(_CP1252_80_9F)}
 
 
 def reference_strong_sequences(utf8: bytes, end: int) -> tuple[int, int]:

@@ -37,6 +37,7 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from . import contradiction
 from .attempt import Provenance, as_final, strictly, utf8, with_replacements
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
@@ -126,7 +127,7 @@ def resolve(response: Response, lazy_text: bool = False) -> Decoded:
     trial = _Trial(response, lazy_text)
     decoded = trial.first_strict(declarations(response, trial.note))
     if decoded is not None:
-        return decoded
+        return _unless_contradicted(decoded, trial)
     declaration = trial.first  # the strongest declaration, which failed; None when nothing is declared
     decoded = trial.first_strict(undeclared(response, declaration, trial.note))
     if decoded is not None:
@@ -303,6 +304,38 @@ def _default(declaration: Candidate | None) -> Candidate | None:
     return Candidate("default", DEFAULT_ENCODING) if declaration is None else None
 
 
+# -- a clean declaration the body contradicts (contradiction.py) ---------------------------
+
+#: The sources of a declaration the body may contradict: not an override (its operators decided), nor JSON
+#: (UTF-8 by its own rule).
+_DECLARING = frozenset({"http-header", "meta-prescan", "meta-late", "xml-declaration"})
+_UTF8_OVER_DECLARATION = Candidate("utf-8-over-declaration", "UTF-8")
+_ISO_2022_JP_ESCAPES = Candidate("detector", "ISO-2022-JP", 0.99)
+
+
+def _unless_contradicted(decoded: Decoded, trial: _Trial) -> Decoded:
+    """*decoded*, a clean decode by the first candidate of ``declarations``, unless the body contradicts it.
+
+    UTF-8 under a legacy label that turns it into mojibake is read as UTF-8, and ISO-2022-JP under an
+    ASCII-compatible label as ISO-2022-JP: each decodes strictly, which the label's mojibake cannot tell
+    apart from text.  A legacy reading the detection model finds far less likely than another's stays, but
+    ``doubted`` (the processor quarantines it).  docs/decoding.md, "Declarations the body contradicts".
+    """
+    source, declared, payload = decoded.source, decoded.encoding, trial.response.payload
+    if source not in _DECLARING:
+        return decoded
+    if contradiction.utf8_under_legacy_label(payload, declared):
+        trial.note(f"{source} {declared} would read this valid UTF-8 as mojibake: read as UTF-8")
+        return trial.attempt(_UTF8_OVER_DECLARATION) or decoded
+    if contradiction.iso_2022_jp_under_label(payload, declared):
+        trial.note(f"{source} {declared} would show ISO-2022-JP's escape sequences as text: read as ISO-2022-JP")
+        return trial.attempt(_ISO_2022_JP_ESCAPES) or decoded
+    doubt = contradiction.doubted(payload, declared, tld_of(host_of(trial.response.url)))
+    if doubt is None:
+        return decoded
+    return decoded._replace(doubted=doubt.favoured, conflicts=(*decoded.conflicts, doubt.sentence(source, declared)))
+
+
 # -- trying them -------------------------------------------------------------------------
 
 
@@ -404,6 +437,8 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
         if candidate is None or candidate.encoding != "UTF-8":
             return None
         why = _undisputed(candidate.source, header, meta, candidate.confidence)
+    if why.source != "utf-8-valid" and b"\x1b" in body:
+        return None  # a declaration of UTF-8 over ISO-2022-JP's escapes, perhaps: resolve weighs it
     return utf8(body, why, lazy_text)
 
 

@@ -112,8 +112,9 @@ class Router:
         decoded = decode(body, content_type, raw["url"], overrides, lazy_text=True)
         if decoded.binary is not None:
             return self._not_text(decoded, host, quarantine)
-        if decoded.replacements > self.replacement_threshold:
-            return quarantine("lossy", decoded=decoded, error=f"{decoded.replacements} replacement characters")
+        reason = quarantine_reason(decoded, self.replacement_threshold)
+        if reason is not None:
+            return quarantine(reason, decoded=decoded, error=_why(reason, decoded))
         shadow = _shadow(decoded, body, content_type, raw["url"])
         utf8 = decoded.utf8
         record = clean_record(
@@ -178,6 +179,33 @@ class Router:
             return Routed(QUARANTINE, record, reason=reason, decoded=decoded, host=host)
 
         return quarantine
+
+
+#: A decode with more U+FFFD than the router allows.
+LOSSY = "lossy"
+#: A clean decode by a declared legacy encoding that the text itself contradicts (``Decoded.doubted``).
+DECLARATION_DOUBTED = "declaration-doubted"
+
+
+def quarantine_reason(decoded: Decoded, replacement_threshold: int = 0) -> str | None:
+    """Why a decoded text is not published clean, or None: the one rule the processor, replay and benchmarks share.
+
+    Lossy text (more U+FFFD than *replacement_threshold*) is quarantined, and so is a clean decode under a
+    declaration the body contradicts (docs/decoding.md, "Declarations the body contradicts"): a browser would
+    show it, but it is far likelier wrong than right, and wrong text is never published as clean.
+    """
+    if decoded.replacements > replacement_threshold:
+        return LOSSY
+    if decoded.doubted is not None:
+        return DECLARATION_DOUBTED
+    return None
+
+
+def _why(reason: str, decoded: Decoded) -> str:
+    if reason == LOSSY:
+        return f"{decoded.replacements} replacement characters"
+    declared = decoded.encoding
+    return f"declared {declared} decodes cleanly, but the text reads far likelier as {decoded.doubted}"
 
 
 def _shadow(decoded: Decoded, body: bytes, content_type: str | None, url: str) -> Shadow | None:

@@ -192,7 +192,8 @@ def samples() -> list[Sample]:
             _html("Über uns – Grüße aus Zürich").encode("utf-8"),
             (("Content-Type", "text/html; charset=iso-8859-1"),),
             "UTF-8", "override", "Über uns – Grüße aus Zürich",
-            "the header lies; config/overrides.yaml forces UTF-8 for this host (without it: mojibake, flagged)",
+            "the header lies; config/overrides.yaml forces UTF-8 for this host (without it: still UTF-8, "
+            "source utf-8-over-declaration)",
         ),
         Sample(
             "lossy-utf8",

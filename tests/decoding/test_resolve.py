@@ -48,12 +48,14 @@ def test_utf8_declared_only_in_meta_is_not_latin1():
     assert decoded.declared["header"] is None
 
 
-def test_a_stale_latin1_header_without_override_is_mojibake_and_flagged():
-    """What the shipped CDN override exists for: browsers believe the header."""
+def test_a_stale_latin1_header_without_override_is_read_as_utf8():
+    """Browsers believe the header and show mojibake; a valid UTF-8 body it would garble is read as UTF-8
+    (contradiction.py; the shipped CDN override says so explicitly, and records why)."""
     sample = next(s for s in samples() if s.name == "cdn-stale-latin1-header")
     decoded = decode(sample.body, sample.content_type, sample.url)
-    assert (decoded.encoding, decoded.source) == ("windows-1252", "http-header")
-    assert "Ã¼" in decoded.text and decoded.mojibake_suspected and not decoded.lossy
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "utf-8-over-declaration")
+    assert decoded.text == sample.body.decode("utf-8") and not decoded.mojibake_suspected and not decoded.lossy
+    assert decoded.declared["header"] == "windows-1252"
 
 
 def test_iso_8859_1_header_means_windows_1252_with_the_euro():

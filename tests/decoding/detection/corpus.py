@@ -62,6 +62,10 @@ LOCALES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "fr_FR": ("fr", ("windows-1252",), "fr"),
     "es_ES": ("es", ("windows-1252",), "es"),
     "pt_BR": ("pt", ("windows-1252",), "br"),
+    "nl_NL": ("nl", ("windows-1252",), "nl"),
+    "da_DK": ("da", ("windows-1252",), "dk"),
+    "sv_SE": ("sv", ("windows-1252",), "se"),
+    "fi_FI": ("fi", ("windows-1252",), "fi"),
 }
 
 _NO_SPACES = {"ja_JP", "zh_CN", "zh_TW", "th_TH"}

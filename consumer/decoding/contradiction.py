@@ -1,0 +1,115 @@
+"""What a body says against the declaration that decodes it cleanly.
+
+A declaration that decodes a body without an error is what a browser shows.  Three lies the web tells decode
+cleanly all the same, and the body gives each away; ``resolve`` asks this module about a clean decode by a
+declared encoding (the Content-Type charset, a ``<meta>`` or an XML declaration, never an override), and each
+answer is a deliberate, documented difference from browsers (docs/decoding.md, "Declarations the body
+contradicts"):
+
+1. *UTF-8 under a left-over legacy label* (``utf8_under_legacy_label``): a site moved to UTF-8 and kept
+   ``charset=iso-8859-1`` in a header or ``<meta charset="windows-1252">`` in its template.  The body is valid
+   UTF-8 with multi-byte sequences, and the legacy reading has the mojibake signature ("CafÃ©").  Legacy text
+   is almost never valid UTF-8 (any lowercase accented letter followed by ASCII breaks it), and the signature
+   asks more: sequences of the kinds real text is made of.  A true windows-1252 page whose few high bytes happen
+   to form UTF-8 ("IRMÃ”", "CAFÉ’s") has no strong sequence and is left alone.  The body is read as UTF-8.
+2. *ISO-2022-JP under an ASCII-compatible label* (``iso_2022_jp_under_label``): ISO-2022-JP is 7-bit, so any
+   ASCII-compatible label decodes it cleanly, escape sequences and all.  A 7-bit body whose escapes decode
+   strictly as ISO-2022-JP to Japanese is read as ISO-2022-JP.
+3. *A false legacy label* (``doubted``): EUC-KR served as windows-1252, windows-1251 as ISO-8859-1.  Single-byte
+   encodings decode nearly any bytes, so nothing fails; but on enough non-ASCII bytes the detection model's
+   language evidence tells a reading of real text from mojibake by hundreds of nats.  When the declared
+   reading is far less likely than another's, the declaration is *doubted*: the decode stays the
+   declaration's (a browser's), and the processor quarantines it (reason ``declaration-doubted``) instead of
+   publishing a likely lie as clean; an override settles the host, and replay releases its records.  Wrong
+   text is never published as clean on a guess, and a true declaration is never overruled by one.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from . import detection
+from .codecs import decode_strict
+from .codecs import utf8 as utf8_codec
+from .codecs.iso_2022_jp import SWITCHING_ESCAPE
+from .mojibake import legacy_reading_looks_double_encoded
+
+#: Encodings whose decode of a body is not an ASCII-compatible reading of its bytes: no check applies.
+_NOT_ASCII_COMPATIBLE = frozenset({"UTF-16LE", "UTF-16BE", "ISO-2022-JP", "replacement"})
+#: ... and those that are not a legacy label's: UTF-8 too, which a legacy body fails strictly.
+_NOT_LEGACY = _NOT_ASCII_COMPATIBLE | {"UTF-8"}
+
+#: A declaration is doubted only on at least this many non-ASCII bytes in the detector's window.  Fewer bytes
+#: leave the unigram model's margins within what a true label of a language the model lacks can lose by.
+DOUBT_EVIDENCE = 16
+#: ... and only when the declared reading is less likely than the best by at least this many nats per non-ASCII
+#: byte.  A true declaration's reading of real text scores within about 1 nat per byte of the best (a sibling
+#: of the same script, a language the model lacks); mojibake loses by 3 to 8 (bench/false_declared.py, the
+#: ``tune`` half; RESULTS.md).
+DOUBT_NATS_PER_CHARACTER = 2.0
+#: ... and by at least this many nats in all, so that a few unusual characters on a short page never decide.
+DOUBT_NATS = 7.5
+
+
+class Doubt(NamedTuple):
+    """Why a declaration is doubted: the encoding the evidence favours, by how much, on how many bytes."""
+
+    favoured: str
+    nats: float
+    non_ascii: int
+
+    def sentence(self, source: str, declared: str) -> str:
+        """The ``conflicts`` entry: what was declared, and what the text says instead."""
+        return (
+            f"{source} {declared} doubted: the text reads {self.nats:.0f} nats likelier as {self.favoured} "
+            f"over {self.non_ascii} non-ASCII bytes: quarantined rather than published as clean"
+        )
+
+
+def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
+    """Whether *payload*, cleanly decoded by the legacy *declared*, is UTF-8 that the label turns into mojibake.
+
+    The body must be valid UTF-8 with a multi-byte sequence, and its bytes read as windows-1252 (what a
+    left-over ``iso-8859-1`` label gives) must carry the mojibake signature (``mojibake.py``): a property of the
+    bytes, so it holds whichever legacy label was left over.
+    """
+    if declared in _NOT_LEGACY or payload.isascii():
+        return False
+    return utf8_codec.is_valid(payload) and legacy_reading_looks_double_encoded(payload)
+
+
+def iso_2022_jp_under_label(payload: bytes, declared: str) -> bool:
+    """Whether *payload*, cleanly decoded by the ASCII-compatible *declared*, is ISO-2022-JP.
+
+    It must be 7-bit with ISO-2022-JP's switching escapes, and decode strictly as ISO-2022-JP to text beyond
+    ASCII: an ESC byte is never text, and a stray "ESC $ B" would not decode so.
+    """
+    if declared in _NOT_ASCII_COMPATIBLE or b"\x1b" not in payload or not payload.isascii():
+        return False
+    if SWITCHING_ESCAPE.search(payload) is None:
+        return False
+    text = decode_strict("ISO-2022-JP", payload)
+    return text is not None and not text.isascii()
+
+
+def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
+    """A ``Doubt`` when *payload*'s reading under the legacy *declared* is far less likely than another's; else None.
+
+    Asks the detection model for every candidate's score over its window (``detection.scores``) and compares the
+    declared encoding's with the best one's, when the two read the window differently.  A declared encoding
+    the model has no languages for (ISO-8859-15, macintosh...) is never doubted.  Bounded as detection is.
+    """
+    if declared in _NOT_LEGACY or declared not in detection.LANGUAGES:
+        return None
+    scored = detection.scores(payload, tld)
+    if scored is None or scored.non_ascii < DOUBT_EVIDENCE:
+        return None
+    declared_score = scored.score(declared)
+    if declared_score is None:
+        return None  # the declared encoding fails on the window itself: not this module's case
+    favoured = max(scored.scores, key=scored.scores.__getitem__)
+    nats = scored.scores[favoured] - declared_score
+    apart = scored.differing(favoured, declared)
+    if apart == 0 or nats < DOUBT_NATS or nats < DOUBT_NATS_PER_CHARACTER * apart:
+        return None
+    return Doubt(favoured, nats, apart)

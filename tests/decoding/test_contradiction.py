@@ -1,0 +1,192 @@
+"""Declarations the body contradicts (contradiction.py): the lies that decode cleanly, and the truths left alone.
+
+Each lie is the body of a real sentence served under a label a server really sends: a left-over latin-1 header
+on a site that moved to UTF-8, a sibling label, ISO-2022-JP under utf-8.  Each truth is a sentence in its own
+encoding under its own label, and must come out exactly as written, clean and undoubted.
+"""
+
+import datetime as dt
+
+import pytest
+
+from consumer.decoding import Override, OverrideMode, decode
+from consumer.processor.route import DECLARATION_DOUBTED, quarantine_reason
+
+from resolve_samples import meta, page
+
+_REVIEW = dt.date(2027, 6, 30)
+
+# -- 1. UTF-8 under a left-over legacy label ----------------------------------------------------
+
+CAFE = "<p>Café crème brûlée, déjà vu à la française</p>"
+
+
+@pytest.mark.parametrize("label", ["iso-8859-1", "latin1", "windows-1252", "iso-8859-15", "windows-1250"])
+def test_utf8_under_a_left_over_header_is_read_as_utf8(label):
+    decoded = decode(CAFE.encode("utf-8"), f"text/html; charset={label}")
+    assert decoded.text == CAFE
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "utf-8-over-declaration")
+    assert decoded.declared["header"] is not None and not decoded.lossy and not decoded.mojibake_suspected
+    assert any("would read this valid UTF-8 as mojibake" in conflict for conflict in decoded.conflicts)
+    assert quarantine_reason(decoded) is None
+
+
+def test_the_issue_example_publishes_the_utf8_reading():
+    decoded = decode(b"<p>Caf\xc3\xa9 cr\xc3\xa8me br\xc3\xbbl\xc3\xa9e</p>", "text/html; charset=iso-8859-1")
+    assert decoded.text == "<p>Café crème brûlée</p>" and decoded.source == "utf-8-over-declaration"
+
+
+def test_utf8_under_a_left_over_meta_alone_is_read_as_utf8():
+    html = page("Привет, мир! Grüße aus München, 東京", meta("windows-1252"))
+    decoded = decode(html.encode("utf-8"), "text/html")
+    assert decoded.text == html
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "utf-8-over-declaration")
+    assert decoded.declared["meta"] == "windows-1252"
+
+
+@pytest.mark.parametrize("text", ["Привет, как дела у тебя сегодня?", "日本語のページです", "Ελληνικά γράμματα"])
+def test_utf8_of_any_script_under_a_latin1_header_is_read_as_utf8(text):
+    decoded = decode(page(text).encode("utf-8"), "text/html; charset=iso-8859-1")
+    assert decoded.text == page(text) and decoded.source == "utf-8-over-declaration"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Le café est très bon à Paris, où l’été dure longtemps.",  # a lowercase accent before ASCII: not UTF-8
+        # A page about mojibake: its examples are bytes C3 A9, but its own accents are not UTF-8.
+        "Le mot « café » s’affiche « cafÃ© » quand l’UTF-8 est lu en Latin-1.",
+        "CAFÉ’s MENU",  # its only high bytes, C9 92, happen to be UTF-8 (U+0252): a weak sequence, left alone
+        "IRMÃ” E AMANHÃ…",  # Portuguese capitals before punctuation: valid UTF-8 too, weak too
+    ],
+)
+def test_a_true_windows_1252_page_is_never_re_read(text):
+    body = page(text).encode("cp1252")
+    for content_type in ("text/html; charset=windows-1252", "text/html; charset=iso-8859-1"):
+        decoded = decode(body, content_type)
+        assert decoded.text == page(text)
+        assert (decoded.encoding, decoded.source) == ("windows-1252", "http-header")
+        assert decoded.doubted is None and quarantine_reason(decoded) is None
+
+
+def test_an_override_is_never_second_guessed():
+    force = Override("www.example.com", "windows-1252", OverrideMode.FORCE, "the site says so", _REVIEW, "ops")
+    decoded = decode(CAFE.encode("utf-8"), "text/html", "https://www.example.com/", [force])
+    assert (decoded.encoding, decoded.source) == ("windows-1252", "override") and decoded.mojibake_suspected
+
+
+# -- 2. ISO-2022-JP under an ASCII-compatible label -------------------------------------------------
+
+JAPANESE = "<p>日本語のテキストです。今日は良い天気ですね。</p>"
+
+
+@pytest.mark.parametrize("label", ["utf-8", "windows-1252", "shift_jis", "euc-jp"])
+def test_iso_2022_jp_under_an_ascii_compatible_label_is_read_as_iso_2022_jp(label):
+    decoded = decode(JAPANESE.encode("iso2022_jp"), f"text/html; charset={label}")
+    assert decoded.text == JAPANESE and "\x1b" not in decoded.text
+    assert decoded.encoding == "ISO-2022-JP" and not decoded.lossy
+    assert any("ISO-2022-JP's escape sequences" in conflict for conflict in decoded.conflicts)
+
+
+def test_iso_2022_jp_under_a_utf8_meta_is_read_as_iso_2022_jp():
+    html = page("日本語のテキストです", meta("utf-8"))
+    decoded = decode(html.encode("iso2022_jp"), "text/html")
+    assert decoded.text == html and decoded.encoding == "ISO-2022-JP"
+
+
+def test_a_stray_escape_in_an_ascii_page_stays_utf8():
+    body = b"<p>a terminal dump: \x1b$B and \x1b(B with nothing between</p>"
+    decoded = decode(body, "text/html; charset=utf-8")
+    assert (decoded.encoding, decoded.source) == ("UTF-8", "http-header")
+
+
+# -- 3. A false legacy label the text contradicts: doubted, quarantined -----------------------
+
+KOREAN = "대한민국 헌법 제1조 대한민국은 민주공화국이다. 대한민국의 주권은 국민에게 있고, 모든 권력은 국민으로부터 나온다."
+RUSSIAN = "Привет! Это пример обычного текста на русском языке: погода сегодня хорошая, и мы идём гулять в парк."
+CHINESE_TW = "臺灣位於東亞，是一個島嶼。這裡的人們說國語和臺語，喜歡吃小吃，夜市非常熱鬧。"
+POLISH = "Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg: polskie litery są piękne, ale trudne."
+
+
+@pytest.mark.parametrize(
+    ("text", "true", "codec", "false_label"),
+    [
+        (KOREAN, "EUC-KR", "cp949", "windows-1252"),
+        (RUSSIAN, "windows-1251", "cp1251", "iso-8859-1"),
+        (CHINESE_TW, "Big5", "big5", "gbk"),
+        (RUSSIAN, "KOI8-R", "koi8_r", "windows-1251"),
+        (POLISH, "windows-1250", "cp1250", "iso-8859-2"),
+        (POLISH, "ISO-8859-2", "iso8859_2", "windows-1250"),
+    ],
+)
+def test_a_false_label_that_decodes_cleanly_is_doubted_and_quarantined(text, true, codec, false_label):
+    body = page(text).encode(codec)
+    decoded = decode(body, f"text/html; charset={false_label}", "https://www.example.com/")
+    assert not decoded.lossy and decoded.source == "http-header"  # the label's reading, as a browser shows it
+    assert decoded.doubted == true
+    assert quarantine_reason(decoded) == DECLARATION_DOUBTED
+    assert any("doubted" in conflict and true in conflict for conflict in decoded.conflicts)
+
+
+# Sentences written for these tests, each in a language its encoding is used for.
+TRUTHS = [
+    ("Le café est très bon à Paris, où l’été dure. Déjà vu : naïve façade, élève, garçon, cœur.", "cp1252"),
+    ("Die Straße in München ist schön; Grüße an die Größe der Bäume über dem Fluss.", "cp1252"),
+    ("El niño comió piñas y jalapeños; ¿dónde está la señora Muñoz? ¡Qué día más largo!", "cp1252"),
+    ("A expedição não saiu às três horas; a informação estava errada e a situação piorou.", "cp1252"),
+    ("Hun så på søen, og det blæste; på øen bor der få mennesker, men mange får og køer.", "cp1252"),
+    ("Här är det kallt på vintern, och sjöarna fryser; vi åker skidor över ängarna.", "cp1252"),
+    ("Hyvää päivää! Järven rannalla on mökki, jossa syömme ämpärillisen mansikoita.", "cp1252"),
+    ("Het geïnstalleerde pakket werkt; de ruïne staat naast het café in België.", "cp1252"),
+    ("Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg to słowa, które łatwo zapisać.", "cp1250"),
+    ("Příliš žluťoučký kůň úpěl ďábelské ódy; řeka teče přes město a lidé chodí pěšky.", "cp1250"),
+    ("Árvíztűrő tükörfúrógép; a gyerekek öröme és az őszi szél hűvös éjszakát hozott.", "cp1250"),
+    ("Съешь же ещё этих мягких французских булок, да выпей чаю; погода сегодня хорошая.", "cp1251"),
+    ("Україна має багату історію; їжак з’їв яблуко, а ґрунт тут родючий і чорний.", "cp1251"),
+    ("Здравей, как си? Днес времето е хубаво и ще отидем на разходка в планината.", "cp1251"),
+    ("Καλημέρα σας! Η Αθήνα είναι η πρωτεύουσα της Ελλάδας και έχει πολλά μουσεία.", "cp1253"),
+    ("Pijamalı hasta yağız şoföre çabucak güvendi; İstanbul’da hava bugün çok güzel.", "cp1254"),
+    ("שלום לכולם! היום מזג האוויר נעים מאוד ואנחנו הולכים לטייל בפארק הגדול.", "cp1255"),
+    ("مرحبا بكم في موقعنا. نحن نقدم لكم أفضل الخدمات والمعلومات المفيدة كل يوم.", "cp1256"),
+    ("Labas rytas! Šiandien oras gražus, ir mes einame pasivaikščioti į parką prie upės.", "cp1257"),
+    ("日本語のテキストです。今日は良い天気ですね。明日は雨が降るかもしれません。", "cp932"),
+    ("대한민국 헌법 제1조 대한민국은 민주공화국이다. 모든 권력은 국민으로부터 나온다.", "cp949"),
+    ("中华人民共和国是一个历史悠久的国家，人们喜欢喝茶，也喜欢吃饺子和面条。", "gbk"),
+    ("臺灣位於東亞，是一個島嶼。這裡的人們說國語和臺語，喜歡吃小吃，夜市非常熱鬧。", "big5"),
+]
+_LABELS = {
+    "cp1252": "windows-1252", "cp1250": "windows-1250", "cp1251": "windows-1251", "cp1253": "windows-1253",
+    "cp1254": "windows-1254", "cp1255": "windows-1255", "cp1256": "windows-1256", "cp1257": "windows-1257",
+    "cp932": "shift_jis", "cp949": "euc-kr", "gbk": "gbk", "big5": "big5",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "codec"), TRUTHS, ids=[codec + "-" + text[:8] for text, codec in TRUTHS])
+@pytest.mark.parametrize("url", ["https://www.example.com/", None])
+def test_a_true_label_is_never_doubted(text, codec, url):
+    body = page(text).encode(codec)
+    for content_type, source in ((f"text/html; charset={_LABELS[codec]}", "http-header"), ("text/html", None)):
+        if source is None:
+            body = page(text, meta(_LABELS[codec])).encode(codec)
+            source = "meta-prescan"
+        decoded = decode(body, content_type, url)
+        assert decoded.source == source and decoded.doubted is None and quarantine_reason(decoded) is None
+        assert decoded.text == body.decode(codec)
+
+
+def test_too_little_evidence_is_no_doubt():
+    body = page("Привет, мир").encode("cp1251")  # 9 non-ASCII bytes: a browser's reading, not doubted
+    decoded = decode(body, "text/html; charset=iso-8859-1")
+    assert decoded.doubted is None and decoded.encoding == "windows-1252"
+
+
+def test_a_forced_override_is_never_doubted():
+    force = Override("www.example.kr", "windows-1252", OverrideMode.FORCE, "tested by ops", _REVIEW, "ops")
+    decoded = decode(page(KOREAN).encode("cp949"), "text/html", "https://www.example.kr/", [force])
+    assert decoded.source == "override" and decoded.doubted is None
+
+
+def test_a_doubted_decode_says_so_in_its_dict():
+    decoded = decode(page(KOREAN).encode("cp949"), "text/html; charset=windows-1252")
+    assert decoded.as_dict(include_text=False)["doubted"] == "EUC-KR"
+
