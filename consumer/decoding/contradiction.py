@@ -42,12 +42,13 @@ _NOT_LEGACY = _NOT_ASCII_COMPATIBLE | {"UTF-8"}
 #: A declaration is doubted only on at least this many non-ASCII bytes in the detector's window.  Fewer bytes
 #: leave the unigram model's margins within what a true label of a language the model lacks can lose by.
 DOUBT_EVIDENCE = 16
-#: ... and only when the declared reading is less likely than the best by at least this many nats per non-ASCII
-#: byte.  A true declaration's reading of real text scores within about 1 nat per byte of the best (a sibling
-#: of the same script, a language the model lacks); mojibake loses by 3 to 8 (bench/false_declared.py, the
-#: ``tune`` half; RESULTS.md).
+#: ... and only when the declared reading's likelihood is below the best one's by at least this many nats per
+#: character the two read differently.  Mojibake of a sibling label loses by 2 to 8 nats at each character it
+#: changes; a true label of a language the model has rarely trails by more than 1 (bench/false_declared.py
+#: chose these on the ``tune`` half of its corpus, bench/RESULTS.md).
 DOUBT_NATS_PER_CHARACTER = 2.0
-#: ... and by at least this many nats in all, so that a few unusual characters on a short page never decide.
+#: ... and by at least this many nats in all: one character decides only when its reading is practically
+#: never text (a C1 control, a box-drawing character inside a word).
 DOUBT_NATS = 7.5
 
 
@@ -56,13 +57,14 @@ class Doubt(NamedTuple):
 
     favoured: str
     nats: float
-    non_ascii: int
+    #: The characters the favoured and the declared readings differ at, in the detector's window.
+    apart: int
 
     def sentence(self, source: str, declared: str) -> str:
         """The ``conflicts`` entry: what was declared, and what the text says instead."""
         return (
-            f"{source} {declared} doubted: the text reads {self.nats:.0f} nats likelier as {self.favoured} "
-            f"over {self.non_ascii} non-ASCII bytes: quarantined rather than published as clean"
+            f"{source} {declared} doubted: the text reads {self.nats:.0f} nats likelier as {self.favoured}, "
+            f"which reads {self.apart} of its characters otherwise"
         )
 
 
@@ -95,8 +97,8 @@ def iso_2022_jp_under_label(payload: bytes, declared: str) -> bool:
 def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
     """A ``Doubt`` when *payload*'s reading under the legacy *declared* is far less likely than another's; else None.
 
-    Asks the detection model for every candidate's score over its window (``detection.scores``) and compares the
-    declared encoding's with the best one's, when the two read the window differently.  A declared encoding
+    Asks the detection model for every candidate's likelihood over its window (``detection.scores``) and compares
+    the declared encoding's with the best one's, at the characters where the two read the window differently.  A declared encoding
     the model has no languages for (ISO-8859-15, macintosh...) is never doubted.  Bounded as detection is.
     """
     if declared in _NOT_LEGACY or declared not in detection.LANGUAGES:
@@ -104,11 +106,14 @@ def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
     scored = detection.scores(payload, tld)
     if scored is None or scored.non_ascii < DOUBT_EVIDENCE:
         return None
-    declared_score = scored.score(declared)
-    if declared_score is None:
+    declared_likelihood = scored.likelihood(declared)
+    if declared_likelihood is None:
         return None  # the declared encoding fails on the window itself: not this module's case
-    favoured = max(scored.scores, key=scored.scores.__getitem__)
-    nats = scored.scores[favoured] - declared_score
+    # Likelihoods, not scores: how common an encoding is on undeclared pages (the priors) and what the TLD
+    # hints are no evidence against what a page declares; how its text reads is.
+    likelihoods = scored.likelihoods
+    favoured = max(likelihoods, key=likelihoods.__getitem__)
+    nats = likelihoods[favoured] - declared_likelihood
     apart = scored.differing(favoured, declared)
     if apart == 0 or nats < DOUBT_NATS or nats < DOUBT_NATS_PER_CHARACTER * apart:
         return None

@@ -112,7 +112,7 @@ _SCORING_CODECS: dict[str, str] = ENCODERS
 
 #: Candidate encoding -> the languages (keys of FREQUENCIES) written in it.
 LANGUAGES: dict[str, tuple[str, ...]] = {
-    "windows-1252": ("de", "fr", "es", "pt", "nl", "da", "sv", "fi"),
+    "windows-1252": ("de", "fr", "es", "pt", "it", "nl", "da", "sv", "fi"),
     "windows-1250": ("pl", "cs", "hu"),
     "ISO-8859-2": ("pl", "cs", "hu"),
     "windows-1257": ("lt", "lv", "et"),
@@ -302,6 +302,8 @@ class Scores(NamedTuple):
     #: plus its prior and TLD bonus, minus the script-mixing penalty (for the leaders: see
     #: ``_penalise_script_mixing``).  A multi-byte candidate whose scoring codec fails on the window is absent.
     scores: dict[str, float]
+    #: The same without prior and TLD bonus: how well each reading reads as text of its best language, alone.
+    likelihoods: dict[str, float]
     #: The non-ASCII bytes of the window the scores are taken over.
     non_ascii: int
     window: bytes
@@ -309,19 +311,18 @@ class Scores(NamedTuple):
     texts: dict[str, str]
     histogram: Histogram
 
-    def score(self, encoding: str) -> float | None:
-        """*encoding*'s score; for a multi-byte candidate its scoring codec refused, its score from the
+    def likelihood(self, encoding: str) -> float | None:
+        """*encoding*'s likelihood; for a multi-byte candidate its scoring codec refused, its likelihood from the
         Encoding Standard's decoder (more permissive: the WHATWG GBK decoder is gb18030's), None if that fails."""
-        if encoding in self.scores:
-            return self.scores[encoding]
+        if encoding in self.likelihoods:
+            return self.likelihoods[encoding]
         if encoding not in _MULTI_BYTE:
             return None
         text = _whatwg_decodes(self.window, encoding)
         if text is None:
             return None
         self.texts[encoding] = text
-        likelihood = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
-        return _with_priors({encoding: likelihood}, self.hint)[encoding]
+        return max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
 
     def differing(self, first: str, second: str) -> int:
         """How many of the window's non-ASCII characters the two candidates read differently: for two
@@ -352,9 +353,9 @@ def scores(body: bytes, tld: str | None = None) -> Scores | None:
         return None
     if scored is None:
         return None
-    candidates, _, texts, histogram = scored
+    candidates, likelihoods, texts, histogram = scored
     window = _window(head, first_high - start)
-    return Scores(candidates, sum(histogram[1]), window, hint, dict(texts), histogram)
+    return Scores(candidates, likelihoods, sum(histogram[1]), window, hint, dict(texts), histogram)
 
 
 def _whatwg_decodes(window: bytes, encoding: str) -> str | None:
