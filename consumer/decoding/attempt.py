@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from .codecs import decode_bytes, decode_strict
+from .codecs.utf8 import UTF8
 from .codecs.utf8 import is_valid as utf8_is_valid
+from .codecs.utf8 import validity as utf8_validity
 from .decoded import Decoded, Source
 from .mojibake import looks_double_encoded, possible_in, utf8_looks_double_encoded
 from .overrides import Override
@@ -63,17 +65,23 @@ def as_final(encoding: str, data: bytes, why: Provenance, failed: str, lazy_text
     return _lossy(text, encoding, replacements, why._replace(conflicts=(*why.conflicts, failed)))
 
 
-def utf8(data: bytes, why: Provenance, lazy_text: bool = False) -> Decoded | None:
-    """``strictly`` for UTF-8."""
+def utf8(data: bytes, why: Provenance, lazy_text: bool = False, *, refuse_escapes: bool = False) -> Decoded | None:
+    """``strictly`` for UTF-8.  With *refuse_escapes*, also None for a body that is all ASCII with an ESC byte
+    (perhaps ISO-2022-JP: the fast path leaves it to the resolution, contradiction.py)."""
     source, declared, conflicts, confidence, override = why
     if lazy_text:
-        if not utf8_is_valid(data):
+        if refuse_escapes:
+            if utf8_validity(data) != UTF8:
+                return None
+        elif not utf8_is_valid(data):
             return None
         mojibake = utf8_looks_double_encoded(data)
         return Decoded(None, "UTF-8", source, 0, declared, conflicts, confidence, mojibake, override, None, None, data)
     try:
         text = data.decode("utf-8")  # the standard's UTF-8 decoder, error mode fatal (codecs/utf8.py)
     except UnicodeDecodeError:
+        return None
+    if refuse_escapes and text.isascii() and "\x1b" in text:  # a str knows whether it is ASCII
         return None
     # A str knows whether it is ASCII (bytes.isascii() would read them all).
     mojibake = not text.isascii() and utf8_looks_double_encoded(data)

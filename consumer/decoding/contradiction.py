@@ -97,8 +97,9 @@ def iso_2022_jp_under_label(payload: bytes, declared: str) -> bool:
 def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
     """A ``Doubt`` when *payload*'s reading under the legacy *declared* is far less likely than another's; else None.
 
-    Asks the detection model for every candidate's likelihood over its window (``detection.scores``) and compares
-    the declared encoding's with the best one's, at the characters where the two read the window differently.  A declared encoding
+    Asks the detection model for every candidate's likelihood over its window (``detection.scores``) and
+    compares the declared encoding's with the best one's, at the characters where the two read the window
+    differently.  A declared encoding
     the model has no languages for (ISO-8859-15, macintosh...) is never doubted.  Bounded as detection is.
     """
     if declared in _NOT_LEGACY or declared not in detection.LANGUAGES:

@@ -437,9 +437,9 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
         if candidate is None or candidate.encoding != "UTF-8":
             return None
         why = _undisputed(candidate.source, header, meta, candidate.confidence)
-    if why.source != "utf-8-valid" and b"\x1b" in body:
-        return None  # a declaration of UTF-8 over ISO-2022-JP's escapes, perhaps: resolve weighs it
-    return utf8(body, why, lazy_text)
+    # A declaration of UTF-8 over a 7-bit body with an ESC byte may be over ISO-2022-JP: resolve weighs it
+    # (the valid-UTF-8 step has looked for ISO-2022-JP's escapes already).
+    return utf8(body, why, lazy_text, refuse_escapes=why.source != "utf-8-valid")
 
 
 @functools.cache

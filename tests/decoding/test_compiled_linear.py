@@ -124,6 +124,7 @@ def utf8_inputs(size: int) -> dict[str, bytes]:
         "leads then bad trails": _repeat(b"\xe0\x80", size),
         "lead then ASCII": _repeat(b"\xc3a", size),
         "4-byte prefixes cut short": _repeat(b"\xf0\x90\x80", size),
+        "ESC at every other byte": _repeat(b"\x1ba", size),
     }
 
 
@@ -236,6 +237,8 @@ PER_BYTE = {
     "utf8_more_sequences": 55,  # 26.1: valid sequences to the end, the lead pairs counted first
     "utf8_is_valid": 6,  # 2.7: 16 bytes a step with SSSE3
     "utf8_is_valid_scalar": 35,  # 17.0: ASCII between 2-byte sequences, no 8-byte ASCII step
+    "utf8_validity": 6,  # is_valid's pass and an ESC test a step
+    "utf8_validity_scalar": 35,  # is_valid_scalar's loop and an ESC test a byte or a word
     "utf16_bmp": 5,  # 2.1: BMP text, a scan and a memcpy
     "utf16_errors": 60,  # 30.0: a trail surrogate at every unit, measured then written
     "single_byte": 40,  # 18.0: high bytes, Latin-1 output, scanned then written
@@ -323,6 +326,9 @@ def _entries() -> list[Entry]:
         Entry("utf8_is_valid", "", CODECS + "_utf8_validity", "is_valid", ("is_valid",), _data, utf8_inputs),
         Entry("utf8_is_valid_scalar", "", CODECS + "_utf8_validity", "is_valid_scalar", ("is_valid_scalar",), _data,
               utf8_inputs),
+        Entry("utf8_validity", "", CODECS + "_utf8_validity", "validity", ("validity",), _data, utf8_inputs),
+        Entry("utf8_validity_scalar", "", CODECS + "_utf8_validity", "validity_scalar", ("validity_scalar_py",),
+              _data, utf8_inputs),
     ]  # fmt: skip
     for big_endian in (False, True):
         entries.append(Entry("utf16_bmp", "be" if big_endian else "le", CODECS + "_utf16_bmp", "decode", ("decode",),

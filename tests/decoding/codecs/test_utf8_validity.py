@@ -91,6 +91,34 @@ def test_any_bytes(data):
     assert all(check(data) is _decodes(data) for check in _checks())
 
 
+def _validities() -> list:
+    checks = [utf8.validity, utf8._validity_by_decoding]
+    if compiled is not None:
+        checks.append(compiled.validity_scalar)
+    return checks
+
+
+def _expected_validity(data: bytes) -> int:
+    if not _decodes(data):
+        return utf8.NOT_UTF8
+    return utf8.ASCII_WITH_ESCAPE if data.isascii() and 0x1B in data else utf8.UTF8
+
+
+@given(data=st.binary(max_size=100) | st.lists(st.sampled_from([b"\x1b", b"a" * 7, b"$B", "é".encode()])).map(b"".join))
+def test_validity_of_any_bytes(data):
+    assert all(check(data) == _expected_validity(data) for check in _validities())
+
+
+@pytest.mark.parametrize("before", _BEFORE + [b"\x1b", b"a" * 15 + b"\x1b"], ids=lambda b: f"after-{len(b)}-bytes")
+def test_validity_around_a_step_edge(before):
+    """An ESC anywhere in an ASCII body, in the 8-byte words, the 16-byte steps and the tail, or none."""
+    for escape_at in range(0, 40, 3):
+        plain = bytearray(b"x" * 40)
+        plain[escape_at] = 0x1B
+        for data in (before + bytes(plain), before + bytes(plain) + "é".encode(), before + b"y" * 40):
+            assert [check(data) for check in _validities()] == [_expected_validity(data)] * len(_validities())
+
+
 def test_long_data_with_one_error_anywhere():
     page = ("<p>Grüße aus Zürich, 東京 😀</p>\n" * 200).encode("utf-8")
     assert utf8.is_valid(page)
