@@ -40,14 +40,24 @@ so the text encoded again is the body.  Other clean records are counted as
 not rebuildable, never guessed.  A host whose mojibake is in its own UTF-8
 (double-encoded upstream) gets no suggestion, and that reason: no override
 repairs it.
+
+A force entry applies to every page of the host, not only to the records it
+was suggested from.  It never makes a page lossy (a forced encoding that does
+not decode a page strictly gives way to the page's own declarations), but it
+may read one differently.  The host's other clean records read (non-ASCII
+text, no mojibake suspected; up to ``CONTROLS_PER_HOST`` each,
+``CONTROL_BYTES`` in all) are decoded under each candidate too, and those
+whose text would change are counted (``Trial.changes``): a fix of mojibake the
+check missed, or a page read wrong; the operator looks (``overrides recheck``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +78,10 @@ DEFAULT_MIN_SHARE = 0.9
 #: Newest records of each partition of the clean topic read for mojibake-suspected ones (``--clean-last``):
 #: the clean topic holds every page, so it is never read whole.
 DEFAULT_CLEAN_LAST = 10_000
+#: The host's other clean records kept to check a candidate against (``Collected.controls``), per host and in
+#: bytes over all hosts: the clean topic is read record by record, never held whole.
+CONTROLS_PER_HOST = 5
+CONTROL_BYTES = 64 << 20
 #: Days between today and the suggested entry's ``review_by``.
 REVIEW_DAYS = 90
 #: Characters of decoded text shown as a sample.
@@ -101,6 +115,16 @@ class Sample:
 
 
 @dataclass(frozen=True, slots=True)
+class Control:
+    """One of a host's other clean records: its bytes and the SHA-256 of the text it was published with."""
+
+    url: str
+    body: bytes
+    content_type: str | None
+    text_sha256: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class Trial:
     """One candidate encoding tried on every record of a host."""
 
@@ -110,6 +134,7 @@ class Trial:
     votes: int  # records whose detector leader it is
     sample: str = ""  # decoded text of the first clean record
     truncated: int = 0  # records whose only replacement ends the text (cut bodies)
+    changes: int = 0  # the host's other clean records (controls) whose text this encoding would change
 
     @property
     def share(self) -> float:
@@ -128,6 +153,7 @@ class Suggestion:
     why_none: str | None = None
     entry: dict[str, Any] | None = None  # the overrides file entry, when an encoding is chosen
     kinds: tuple[tuple[str, int], ...] = ()  # records of each Sample.kind, in _KIND_NAMES order
+    controls: int = 0  # the host's other clean records each candidate was checked against
 
     @property
     def described(self) -> str:
@@ -139,6 +165,7 @@ class Suggestion:
             "host": self.host,
             "records": self.records,
             "kinds": dict(self.kinds),
+            "controls": self.controls,
             "declared": list(self.declared),
             "encoding": self.chosen.encoding if self.chosen else None,
             "clean": self.chosen.clean if self.chosen else 0,
@@ -147,7 +174,7 @@ class Suggestion:
             "why_none": self.why_none,
             "candidates": [
                 {"encoding": t.encoding, "clean": t.clean, "records": t.records, "votes": t.votes,
-                 "truncated": t.truncated}
+                 "truncated": t.truncated, "changes": t.changes}
                 for t in self.trials
             ],
             "entry": self.entry,
@@ -160,6 +187,9 @@ class Collected:
 
     hosts: dict[str, list[Sample]] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
+    #: Per host of ``hosts``, some of its other clean records (non-ASCII, no mojibake suspected): what a force
+    #: entry must not break.
+    controls: dict[str, list[Control]] = field(default_factory=dict)
     #: Clean records read, and those among them with mojibake suspected (each one tried or skipped).
     clean_read: int = 0
     clean_suspected: int = 0
@@ -179,9 +209,11 @@ def collect(
             found.skipped[str(reason)] += 1
             continue
         _add(found, raw["url"], _quarantined_body(raw, max_body_bytes), raw["headers"], str(reason))
+    control_bytes = 0
     for record in clean:
         found.clean_read += 1
         if not record.get("mojibake_suspected"):
+            control_bytes += _add_control(found, record, CONTROL_BYTES - control_bytes)
             continue
         found.clean_suspected += 1
         body = clean_body(record)
@@ -189,7 +221,23 @@ def collect(
             found.skipped["clean, bytes not rebuildable"] += 1
             continue
         _add(found, record["url"], body, record["headers"], MOJIBAKE)
+    found.controls = {host: kept for host, kept in found.controls.items() if host in found.hosts}
     return found
+
+
+def _add_control(found: Collected, record: Mapping[str, Any], budget: int) -> int:
+    """Keep *record* as a control of its host if it has room and its bytes can be known; the bytes kept."""
+    text = record.get("text")
+    host = host_of(record["url"])
+    if not host or text is None or text.isascii() or len(found.controls.get(host, ())) >= CONTROLS_PER_HOST:
+        return 0  # an ASCII page reads the same under every candidate
+    body = clean_body(record)
+    if body is None or len(body) > budget:
+        return 0
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    kept = Control(record["url"], body, header_value(record["headers"], "content-type"), digest)
+    found.controls.setdefault(host, []).append(kept)
+    return len(body)
 
 
 def _add(found: Collected, url: str, body: bytes | None, headers: list[Mapping[str, str]], kind: str) -> None:
@@ -260,23 +308,24 @@ def suggest(
 ) -> list[Suggestion]:
     """One suggestion per host, hosts in name order."""
     return [
-        _suggest_host(host, samples, today, min_share, owner, ticket)
+        _suggest_host(host, samples, today, min_share, owner, ticket, collected.controls.get(host, []))
         for host, samples in sorted(collected.hosts.items())
     ]
 
 
 def _suggest_host(host: str, samples: list[Sample], today: dt.date, min_share: float, owner: str,
-                  ticket: str) -> Suggestion:
+                  ticket: str, controls: Sequence[Control] = ()) -> Suggestion:
     declared = tuple(dict.fromkeys(e for s in samples for e in s.declared))
-    trials = tuple(_try(host, encoding, samples, votes) for encoding, votes in _candidates(samples, declared))
+    trials = tuple(_try(host, encoding, samples, votes, controls)
+                   for encoding, votes in _candidates(samples, declared))
     chosen = next((t for t in trials if t.clean and t.share >= min_share), None)
     counted = Counter(s.kind for s in samples)
     kinds = tuple((kind, counted[kind]) for kind in _KIND_NAMES if counted[kind])
     if chosen is None:
-        return Suggestion(host, len(samples), declared, trials, None, _why_none(trials, samples, min_share),
-                          kinds=kinds)
+        why = _why_none(trials, samples, min_share)
+        return Suggestion(host, len(samples), declared, trials, None, why, kinds=kinds, controls=len(controls))
     return Suggestion(host, len(samples), declared, trials, chosen, None,
-                      entry(host, chosen, declared, today, owner, ticket, dict(kinds)), kinds)
+                      entry(host, chosen, declared, today, owner, ticket, dict(kinds)), kinds, len(controls))
 
 
 def _candidates(samples: list[Sample], declared: tuple[str, ...]) -> list[tuple[str, int]]:
@@ -289,9 +338,11 @@ def _candidates(samples: list[Sample], declared: tuple[str, ...]) -> list[tuple[
     return [(e, votes[e]) for e in order]
 
 
-def _try(host: str, encoding: str, samples: list[Sample], votes: int) -> Trial:
-    """The records of *host* decoded with *encoding* forced, as an override in the file would force it."""
+def _try(host: str, encoding: str, samples: list[Sample], votes: int, controls: Sequence[Control] = ()) -> Trial:
+    """The records of *host* decoded with *encoding* forced, as an override in the file would force it; the
+    *controls* (its other clean records) too, counting those whose text it would change."""
     table = OverrideTable([Override(host, encoding, OverrideMode.FORCE, "tried by overrides suggest", dt.date.max)])
+    changes = sum(_changes(c, table) for c in controls)
     clean, truncated, sample = 0, 0, ""
     for s in samples:
         decoded = decode(s.body, s.content_type, s.url, table)
@@ -300,7 +351,14 @@ def _try(host: str, encoding: str, samples: list[Sample], votes: int) -> Trial:
             sample = sample or _visible(decoded.text)
         elif decoded.source == "override" and decoded.replacements == 1 and decoded.text.endswith("\ufffd"):
             truncated += 1
-    return Trial(encoding, clean, len(samples), votes, sample, truncated)
+    return Trial(encoding, clean, len(samples), votes, sample, truncated, changes)
+
+
+def _changes(control: Control, table: OverrideTable) -> bool:
+    decoded = decode(control.body, control.content_type, control.url, table)
+    if decoded.source != "override":  # the forced encoding gave way: the page resolves as it did
+        return False
+    return hashlib.sha256(decoded.text.encode("utf-8", "surrogatepass")).digest() != control.text_sha256
 
 
 def _clean(decoded: Decoded, encoding: str, body: bytes) -> bool:
@@ -400,6 +458,9 @@ def format_suggestions(suggestions: list[Suggestion], collected: Collected) -> s
                      f"cleanly ({s.chosen.share:.0%}); declared: {', '.join(s.declared) or 'nothing'}")
         first = "first choice (valid UTF-8)" if s.chosen.encoding == "UTF-8" else "detector's first choice"
         lines.append(f"  {first} for {s.chosen.votes} of {s.records}; sample: {s.chosen.sample}")
+        if s.controls:
+            lines.append(f"  of the host's {s.controls} other clean record(s) read (no mojibake suspected), "
+                         f"{s.chosen.changes} would read differently under it: look at them with 'overrides recheck'")
         others = [t for t in s.trials if t is not s.chosen]
         if others:
             shown = ", ".join(f"{t.encoding} {t.clean}/{t.records}" for t in others[:_SHOWN])

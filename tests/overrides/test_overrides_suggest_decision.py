@@ -9,7 +9,7 @@ import hashlib
 from consumer.decoding import decode
 from consumer.decoding.data.whatwg import NO_CODE_POINT, SINGLE_BYTE
 from consumer.overrides.recheck import encode_as
-from consumer.overrides.suggest import clean_body, collect, suggest
+from consumer.overrides.suggest import clean_body, collect, format_suggestions, suggest
 
 TODAY = dt.date(2026, 12, 5)
 GERMAN = "Grüße aus München, schöne Straße, Käse und Brötchen für alle. ".encode()
@@ -111,3 +111,20 @@ def test_clean_records_without_mojibake_are_read_not_tried():
     record = {**published("https://fine.example.fr/1", b"<p>ok</p>", "windows-1252"), "mojibake_suspected": False}
     collected = collect([], 1 << 20, [record, record])
     assert (collected.clean_read, collected.clean_suspected, collected.hosts) == (2, 0, {})
+
+
+def test_the_hosts_other_clean_pages_are_checked_and_those_read_differently_counted():
+    records = [published(f"https://shop.example.fr/{i}", FRENCH + str(i).encode(), "windows-1252")
+               for i in range(4)]
+    # A true windows-1252 page: a forced UTF-8 does not decode it strictly and gives way, its text stays.
+    latin = {**published("https://shop.example.fr/old", "<p>Caf\xe9 cr\xe8me</p>".encode("cp1252"), "windows-1252"),
+             "mojibake_suspected": False}
+    # A UTF-8 page the mojibake check missed: UTF-8 reads it differently (rightly, here; a person looks).
+    missed = {**published("https://shop.example.fr/new", FRENCH, "windows-1252"), "mojibake_suspected": False}
+    elsewhere = {**latin, "url": "https://other.example.fr/old"}  # no suggestion to check it against
+    collected = collect([], 1 << 20, [*records, latin, missed, elsewhere])
+    assert list(collected.controls) == ["shop.example.fr"]
+    (found,) = suggest(collected, TODAY)
+    assert (found.chosen.encoding, found.controls, found.chosen.changes) == ("UTF-8", 2, 1)
+    assert "2 other clean record(s) read (no mojibake suspected), 1 would read differently" in format_suggestions(
+        [found], collected)

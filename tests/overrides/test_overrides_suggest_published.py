@@ -6,7 +6,8 @@ declaration as UTF-8 (the clean topic keeps months of them); the doubted records
 them, raw record included:
 
 - ``shop.example.fr``: migrated to UTF-8, left ``charset=iso-8859-1`` in its header: published as
-  windows-1252 mojibake ("CafÃ©"); its ASCII pages are clean and not suspected;
+  windows-1252 mojibake ("CafÃ©"); its ASCII pages, and one old page in true windows-1252, are clean and not
+  suspected;
 - ``gz.example.fr``: the same, its bodies still gzip-coded in the raw records (the hash cannot check);
 - ``double.example.com``: its own UTF-8 is mojibake (double-encoded upstream): no override repairs it;
 - ``broken.example.org``: a record whose bytes cannot be rebuilt (the hash does not match);
@@ -73,6 +74,9 @@ def clean_records() -> list[tuple[int, dict]]:
         body = f"<p>page {i}</p>".encode()
         found.append((NEW, published(raw(f"https://{MIGRATED}/a/{i}", body, LATIN1), body, "windows-1252",
                                      "http-header")))
+    body = "<p>Caf\xe9 cr\xe8me, page d'avant</p>".encode("cp1252")  # not UTF-8: an override must leave it
+    found.append((NEW, published(raw(f"https://{MIGRATED}/old", body, LATIN1), body, "windows-1252",
+                                 "http-header")))
     for i in range(3):
         body = FRENCH.format(i=i).encode()
         coded = raw(f"https://{GZIPPED}/p/{i}", gzip.compress(body), LATIN1, Content_Encoding="gzip")
@@ -161,6 +165,8 @@ def test_a_host_published_as_mojibake_gets_utf8(suggest):
     assert "Café crème" in shop["sample"]
     assert "6 of 6 records published with mojibake suspected" in shop["entry"]["reason"]
     assert "windows-1252" not in [c["encoding"] for c in shop["candidates"] if c["clean"]]
+    # Its true windows-1252 page: a forced UTF-8 gives way on it, its text stays.
+    assert shop["controls"] == 1 and shop["candidates"][0]["changes"] == 0
 
 
 def test_content_coded_bodies_are_rebuilt_from_a_one_to_one_decode(suggest):
@@ -186,7 +192,7 @@ def test_declaration_doubted_records_are_tried_as_lossy_ones_are(suggest):
 
 def test_what_was_read_and_not_tried_is_counted(suggest):
     document = as_json(suggest)
-    assert (document["read"], document["clean_read"], document["clean_suspected"]) == (4, 19, 16)
+    assert (document["read"], document["clean_read"], document["clean_suspected"]) == (4, 20, 16)
     assert document["skipped"] == {"clean, bytes not rebuildable": 1}
     assert BROKEN not in by_host(document)
 
@@ -197,7 +203,8 @@ def test_the_text_output_names_the_kind_of_records(suggest):
     assert f"{MIGRATED}: UTF-8 (force): 6 of 6 mojibake-suspected clean record(s) decode cleanly (100%)" in out
     assert f"{DOUBTED}: EUC-KR (force): 4 of 4 declaration-doubted record(s) decode cleanly (100%)" in out
     assert f"{DOUBLE}: no suggestion (4 mojibake-suspected clean record(s))" in out
-    assert "clean records read: 19, 16 with mojibake suspected" in out
+    assert "clean records read: 20, 16 with mojibake suspected" in out
+    assert "of the host's 1 other clean record(s) read (no mojibake suspected), 0 would read differently" in out
 
 
 def test_clean_last_bounds_the_clean_records_read(suggest):
@@ -209,7 +216,7 @@ def test_clean_last_bounds_the_clean_records_read(suggest):
 
 def test_host_and_since_select_clean_records_too(suggest):
     only = as_json(suggest, "--host", MIGRATED)
-    assert set(by_host(only)) == {MIGRATED} and only["clean_read"] == 9
+    assert set(by_host(only)) == {MIGRATED} and only["clean_read"] == 10
     assert OLD_HOST in by_host(as_json(suggest))
     assert OLD_HOST not in by_host(as_json(suggest, "--since", "2026-12-01"))
 
