@@ -283,7 +283,10 @@ def _sample(url: str, body: bytes, content_type: str | None, kind: str) -> Sampl
     """*body* with its declarations and leading candidates."""
     normal = decode(body, content_type, url, None)
     declared = tuple(dict.fromkeys(e for place in ("header", "meta", "xml") if (e := normal.declared.get(place))))
-    return Sample(url, body, content_type, declared, leaders(body, tld_of(host_of(url))), kind)
+    leading = leaders(body, tld_of(host_of(url)))
+    if normal.doubted is not None:  # the encoding the evidence favours over the declared one leads
+        leading = (normal.doubted, *(e for e in leading if e != normal.doubted))
+    return Sample(url, body, content_type, declared, leading, kind)
 
 
 def leaders(body: bytes, tld: str | None) -> tuple[str, ...]:

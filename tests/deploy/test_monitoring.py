@@ -547,11 +547,22 @@ def test_every_metric_named_is_on_the_metrics_of_a_running_processor(
 ):
     from consumer.app import App
     from consumer.demo import produce_inputs
+    from consumer.kafka import make_producer
+    from consumer.serialization.avro import AvroSerializer
 
     settings = settings_for(overrides_path=str(REPO_ROOT / "config" / "overrides.yaml"), max_body_bytes=1024 * 1024)
     # The demo's records: pages in many encodings (some under an override), lossy and poison ones,
     # a compression bomb, an oversize body, an image and a PDF (skipped as not text).
     keys = produce_inputs(kafka_connection, settings.landing_topic, store)
+    # And a page double-encoded upstream ("CafÃ©" in its own UTF-8): published clean, mojibake suspected.
+    producer = make_producer(kafka_connection)
+    double = "<p>Café crème brûlée, déjà vu à la carte</p>".encode().decode("cp1252").encode()
+    producer.produce(settings.landing_topic, AvroSerializer(store, "RawResponse")({
+        "url": "https://double.example.fr/", "fetched_at": 0, "status": 200, "body": double,
+        "headers": [{"name": "Content-Type", "value": "text/html; charset=utf-8"}],
+    }), b"double-encoded")
+    assert producer.flush(30) == 0
+    keys.append("double-encoded")
     app = App(settings, kafka_connection)
     app.lag.interval_s = 0.5
     thread = threading.Thread(target=app.run, daemon=True)

@@ -6,7 +6,7 @@ import datetime as dt
 import gzip
 import hashlib
 
-from consumer.decoding import decode
+from consumer.decoding import Override, OverrideMode, OverrideTable, decode
 from consumer.decoding.data.whatwg import NO_CODE_POINT, SINGLE_BYTE
 from consumer.overrides.recheck import encode_as
 from consumer.overrides.suggest import clean_body, collect, format_suggestions, suggest
@@ -60,7 +60,11 @@ def published(url: str, body: bytes, encoding: str, content_type: str = "text/ht
     raw_body = headers.pop("raw_body", body)
     listed = [{"name": "Content-Type", "value": content_type}]
     listed += [{"name": name.replace("_", "-"), "value": value} for name, value in headers.items()]
-    text = decode(body, f"text/html; charset={encoding}").text
+    # The body read as *encoding*, as a processor wrote it before UTF-8 under a left-over legacy declaration
+    # was read as UTF-8 (the clean topic keeps such records).
+    host = url.split("/")[2]
+    forced = OverrideTable([Override(host, encoding, OverrideMode.FORCE, "as it was read", dt.date.max)])
+    text = decode(body, content_type, url, forced).text
     return {"url": url, "headers": listed, "text": text, "encoding": encoding, "source": "http-header",
             "replacements": 0, "mojibake_suspected": True, "body_sha256": hashlib.sha256(raw_body).hexdigest()}
 
