@@ -25,7 +25,7 @@ from .kafka.startup import wait_for_cluster
 from .observability.client_logs import client_logs
 from .observability.client_stats import ClientStats
 from .observability.health import HealthServer, Heartbeat
-from .observability.host_alarms import Alarm, HostAlarms, alarms_route
+from .observability.host_alarms import Alarm, HostAlarms, MojibakeAlarm, MojibakeAlarms, alarms_route
 from .observability.lag import LagMonitor
 from .observability.log_quota import LogQuota
 from .observability.logging import get_logger
@@ -37,7 +37,7 @@ from .overrides.reload import OverridesWatcher
 from .overrides.review import active_table, overdue
 from .overrides.shadow import ShadowStats
 from .processor.decide import Decider, Outcome
-from .processor.route import NOT_TEXT, QUARANTINE, SKIP, Router
+from .processor.route import CLEAN, NOT_TEXT, QUARANTINE, SKIP, Router
 from .serialization.serde import build_serde
 from .settings import ProcessingMode, Settings
 
@@ -70,6 +70,9 @@ class App:
         self._waiting = "starting"
         self._stopped = threading.Event()
         self.alarms = HostAlarms()
+        #: Hosts whose clean records turn to mojibake: published, so the lossy alarms never see them.
+        self.mojibake = MojibakeAlarms()
+        self.metrics.track_mojibake_hosts(self.mojibake.alarmed)
         self.shadow = ShadowStats()
         self.serde = build_serde(settings)
         self.readiness = Readiness(
@@ -122,7 +125,7 @@ class App:
             is_ready=lambda: not self._why_not_ready(),
             why_not_ready=self._why_not_ready,
             # Which hosts are behind a quarantine spike: metrics never carry host labels.
-            extra_routes={"/alarms": alarms_route(self.alarms)},
+            extra_routes={"/alarms": alarms_route(self.alarms, mojibake=self.mojibake)},
         )
         # The group's lag from the broker's offsets: the consumer's own statistic misses offsets
         # committed through the producer's transaction (consumer/observability/lag.py).
@@ -303,6 +306,8 @@ class App:
             self.metrics.record_replacements(outcome.replacements)
         if outcome.host is not None and outcome.reason != NOT_TEXT:  # an image is not a lossy page
             self._observe_host(outcome)
+        if outcome.destination == CLEAN:
+            self._observe_mojibake(outcome)
         if outcome.override is not None:
             shadow = outcome.shadow
             self.metrics.override_hit(outcome.override.host, shadow.agrees if shadow else None)
@@ -339,6 +344,16 @@ class App:
         if alarm is not None:
             self.metrics.host_alarm()
             self.log.warning("host quarantine rate high", **_alarm_fields(alarm))
+
+    def _observe_mojibake(self, outcome: Outcome) -> None:
+        if outcome.mojibake_suspected:
+            self.metrics.record_mojibake(outcome.source, outcome.encoding)
+        if outcome.host is None:
+            return
+        alarm = self.mojibake.observe(outcome.host, outcome.mojibake_suspected)
+        if alarm is not None:
+            self.metrics.mojibake_host_alarm()
+            self.log.warning("host mojibake rate high", **_mojibake_fields(alarm))
 
     def _batch_done(self, messages: list[Message], seconds: float) -> None:
         self.metrics.observe_batch(seconds, len(messages), sum(len(message.value() or b"") for message in messages))
@@ -432,3 +447,7 @@ def _keys(partitions: list[TopicPartition]) -> list[tuple[str, int]]:
 
 def _alarm_fields(alarm: Alarm) -> dict[str, object]:
     return {name: getattr(alarm, name) for name in ("host", "records", "lossy", "replacements", "ratio")}
+
+
+def _mojibake_fields(alarm: MojibakeAlarm) -> dict[str, object]:
+    return {name: getattr(alarm, name) for name in ("host", "records", "mojibake", "ratio")}

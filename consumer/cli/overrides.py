@@ -16,10 +16,12 @@ FILE defaults to ``$CRAWL_DECODER_OVERRIDES_PATH``, else ``config/overrides.yaml
   quarantine topics, decoded again without overrides: per record what would
   change (the text; only the encoding/source, same text; nothing), and the
   count of each.
-- ``suggest [--since ISO] [--max-records N] [--host H] [--write FILE]``: per
-  host of the quarantine topic's lossy records, the encoding under which (most
-  of) them decode cleanly, with the evidence and a ready entry; ``--write``
-  appends the entries to an overrides file once the result validates.
+- ``suggest [--since ISO] [--max-records N] [--clean-last N] [--host H] [--write FILE]``:
+  per host of the quarantine topic's lossy and declaration-doubted records and
+  the clean topic's newest records published with mojibake suspected, the
+  encoding under which (most of) them decode cleanly, with the evidence and a
+  ready entry; ``--write`` appends the entries to an overrides file once the
+  result validates.
 """
 
 from __future__ import annotations
@@ -126,10 +128,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 SUGGEST_EPILOG = """\
 how it decides:
   Reads the quarantine topic (read_committed, a throwaway group that commits
-  nothing) up to its end as of the start.  Per host, every lossy record is
-  decoded again with each candidate forced, as an override would force it:
-  what the host's pages declared and the detector's leaders.  Clean means no
-  replacement and no mojibake suspected.  Candidates are taken most plausible
+  nothing) up to its end as of the start, and the newest --clean-last records
+  of each partition of the clean topic.  Per host, every lossy or
+  declaration-doubted quarantined record, and every clean record published
+  with mojibake suspected (its bytes rebuilt from its text and checked against
+  its SHA-256), is decoded again with each candidate forced, as an override
+  would force it: UTF-8 for valid UTF-8 bodies, what the host's pages declared
+  and the detector's leaders.  Clean means no replacement and no mojibake
+  suspected.  Candidates are taken most plausible
   first (the detector's votes); the first whose clean share reaches
   --min-share is suggested, with mode force.  A host lossy under every
   candidate (truncated bodies) gets no suggestion, and the reason.
@@ -140,17 +146,19 @@ the entries:
   empty owner, which the file refuses until someone fills it; --write needs one.
 
 exit status:
-  0 done (with or without suggestions); 1 the quarantine topic is missing or could not be read to its end,
-  or --write refused (the file unchanged); 2 usage error."""
+  0 done (with or without suggestions); 1 the quarantine or clean topic is missing or could not be read to
+  its end, or --write refused (the file unchanged); 2 usage error."""
 
 
 def _register_suggest(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..overrides.suggest import DEFAULT_MIN_SHARE
+    from ..overrides.suggest import DEFAULT_CLEAN_LAST, DEFAULT_MIN_SHARE
 
     suggest = commands.add_parser(
-        "suggest", help="from the quarantine topic, the override each host's lossy records need, ready to paste",
-        description="Groups the quarantine topic's lossy records by host, tries each host's candidate encodings "
-        "and suggests the one under which its records decode cleanly, with the evidence and an overrides entry.",
+        "suggest", help="from the quarantine and clean topics, the override each host's lossy, doubted or "
+        "mojibake records need, ready to paste",
+        description="Groups by host the quarantine topic's lossy and declaration-doubted records and the clean "
+        "topic's records published with mojibake suspected, tries each host's candidate encodings and suggests "
+        "the one under which its records decode cleanly, with the evidence and an overrides entry.",
         epilog=SUGGEST_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     suggest.add_argument("--config", help="processor settings file (topics; default $CRAWL_DECODER_CONFIG)")
     suggest.add_argument("--since", type=_time_arg, metavar="ISO",
@@ -158,6 +166,9 @@ def _register_suggest(commands: argparse._SubParsersAction[argparse.ArgumentPars
     suggest.add_argument("--max-records", type=_positive, metavar="N",
                          help="stop after N selected records, oldest first (as replay --max; start later with"
                          " --since)")
+    suggest.add_argument("--clean-last", type=_count, default=DEFAULT_CLEAN_LAST, metavar="N",
+                         help="read the newest N records of each partition of the clean topic (at or after --since)"
+                         f" for those published with mojibake suspected; 0: not at all (default {DEFAULT_CLEAN_LAST})")
     suggest.add_argument("--host", type=_host_arg, action="append", default=[], metavar="PATTERN",
                          help="only this host: exact, or *.suffix for sub-domains (repeatable)")
     suggest.add_argument("--min-share", type=_share, default=DEFAULT_MIN_SHARE, metavar="S",
@@ -185,7 +196,11 @@ def run_suggest(args: argparse.Namespace) -> int:
     except (TimeoutError, LookupError, KafkaException) as exc:
         print(f"cannot read the quarantine topic {settings.quarantine_topic!r}: {exc}", file=sys.stderr)
         return 1
-    collected = collect(records, settings.max_body_bytes)
+    try:  # the clean records are read as collect consumes them, keeping only the mojibake-suspected ones
+        collected = collect(records, settings.max_body_bytes, _clean_window(args, settings))
+    except (TimeoutError, LookupError, KafkaException) as exc:
+        print(f"cannot read the clean topic {settings.clean_topic!r}: {exc}", file=sys.stderr)
+        return 1
     suggestions = suggest(collected, args.today or _utc_today(), min_share=args.min_share,
                           owner=args.owner.strip(), ticket=args.ticket.strip())
     entries = [s.entry for s in suggestions if s.entry is not None]
@@ -197,7 +212,8 @@ def run_suggest(args: argparse.Namespace) -> int:
             print(f"{args.write}: not written, the result would not be valid:\n{exc}", file=sys.stderr)
             return 1
     if args.json:
-        print(json.dumps({"read": len(records), "hosts": [s.as_dict() for s in suggestions],
+        print(json.dumps({"read": len(records), "clean_read": collected.clean_read,
+                          "clean_suspected": collected.clean_suspected, "hosts": [s.as_dict() for s in suggestions],
                           "skipped": dict(collected.skipped),
                           "written": str(args.write) if written is not None else None}, ensure_ascii=False))
     else:
@@ -225,6 +241,23 @@ def _quarantine_window(args: argparse.Namespace, settings: Settings) -> list[dic
         return list(itertools.islice(selected, args.max_records))
 
 
+def _clean_window(args: argparse.Namespace, settings: Settings) -> Iterator[dict[str, Any]]:
+    """The clean topic's readable records of the hosts selected: the newest ``--clean-last`` of each
+    partition written at or after ``--since``; read as they are consumed (a clean record carries its text)."""
+    from ..decoding.hosts import host_matches, host_of
+    from ..kafka import KafkaConnection
+    from ..overrides.topics import recent_records
+    from ..serialization.serde import build_serde
+
+    if not args.clean_last:
+        return iter(())
+    found = recent_records(KafkaConnection.from_env(extra=settings.kafka_config), settings.clean_topic,
+                           build_serde(settings).deserialize_clean, per_partition=args.clean_last,
+                           since_ms=args.since)
+    return (r for _, r, _ in found
+            if r is not None and (not args.host or any(host_matches(p, host_of(r["url"])) for p in args.host)))
+
+
 def _time_arg(text: str) -> int:
     from ..replay import parse_time
 
@@ -247,6 +280,13 @@ def _positive(text: str) -> int:
     value = int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
     return value
 
 

@@ -121,6 +121,7 @@ class Metrics:
         self._define_kafka()
         self._define_overrides()
         self._define_client_statistics()
+        self._define_mojibake()
         self._routed: dict[tuple[str, str, str], Counter] = {}
         self._bounded = {
             label: _BoundedValues(label, limit, self._folded) for label, limit in LABEL_LIMITS.items()
@@ -302,6 +303,25 @@ class Metrics:
             for stat in ("avg", "p99")
         }
 
+    def _define_mojibake(self) -> None:
+        self._mojibake = self._counter(
+            "mojibake_suspected",
+            "Clean records published with mojibake suspected (UTF-8 read as windows-1252 or ISO-8859-1 somewhere "
+            "upstream, or by us under a left-over declaration), by how the encoding was decided. The hosts are on "
+            "/alarms, never a label.",
+            ("source", "encoding"),
+        )
+        self._mojibake_host_alarms = self._counter(
+            "mojibake_host_alarms",
+            "Hosts whose share of mojibake-suspected clean records crossed the ratio over the window (episodes "
+            "started; the logs and /alarms say which).",
+        )
+        self._mojibake_hosts = self._gauge(
+            "mojibake_hosts",
+            "Hosts in a mojibake episode now: their share of mojibake-suspected clean records over the window "
+            "is above the ratio (see /alarms for which).",
+        )
+
     # Routing -----------------------------------------------------------------
 
     def record_routed(self, destination: str, source: str, encoding: str) -> None:
@@ -345,6 +365,18 @@ class Metrics:
     def host_alarm(self) -> None:
         """Count one host alarm; the host itself goes to the logs, never to a label."""
         self._host_alarms.inc()
+
+    def record_mojibake(self, source: str, encoding: str) -> None:
+        """Count one clean record published with mojibake suspected, decided by *source* as *encoding*."""
+        self._mojibake.labels(self._bounded["source"].admit(source), self._bounded["encoding"].admit(encoding)).inc()
+
+    def mojibake_host_alarm(self) -> None:
+        """Count one mojibake episode of a host; the host goes to the logs and /alarms, never to a label."""
+        self._mojibake_host_alarms.inc()
+
+    def track_mojibake_hosts(self, alarmed: Callable[[], int]) -> None:
+        """``crawl_decoder_mojibake_hosts`` reads *alarmed* (``MojibakeAlarms.alarmed``) at each scrape."""
+        self._mojibake_hosts.set_function(lambda: float(alarmed()))
 
     # Timing ------------------------------------------------------------------
 

@@ -97,7 +97,7 @@ def body_of_clean(record: Mapping[str, Any]) -> bytes | None:
     """The original body of a clean record, when re-encoding its text reproduces the recorded hash."""
     encoding = record["encoding"]
     try:
-        body = _encode(record["text"], encoding)
+        body = encode_as(record["text"], encoding)
     except (UnicodeEncodeError, LookupError, KeyError):
         return None
     if record["source"] == "bom":
@@ -105,7 +105,8 @@ def body_of_clean(record: Mapping[str, Any]) -> bytes | None:
     return body if hashlib.sha256(body).hexdigest() == record["body_sha256"] else None
 
 
-def _encode(text: str, encoding: str) -> bytes:
+def encode_as(text: str, encoding: str) -> bytes:
+    """*text* encoded as the Encoding Standard's *encoding* (strict: a character it lacks raises)."""
     if encoding in SINGLE_BYTE:
         table = {char: 0x80 + i for i, char in enumerate(SINGLE_BYTE[encoding]) if char != NO_CODE_POINT}
         table.update({chr(i): i for i in range(0x80)})

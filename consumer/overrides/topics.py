@@ -23,11 +23,12 @@ def recent_records(
     *,
     per_partition: int = 1000,
     idle_timeout: float = 30.0,
+    since_ms: int | None = None,
 ) -> Generator[tuple[bytes | None, dict[str, Any] | None, bytes | None], None, None]:
     """Yield (key, record or None when unreadable, value) for the newest *per_partition* records of each
-    partition of *topic*, as ``window_records`` reads: a stall raises ``TimeoutError``, a missing topic
-    ``LookupError``."""
-    return _records(connection, topic, deserialize, idle_timeout, last=per_partition)
+    partition of *topic* (of those written at or after *since_ms*, if given), as ``window_records`` reads: a
+    stall raises ``TimeoutError``, a missing topic ``LookupError``."""
+    return _records(connection, topic, deserialize, idle_timeout, since_ms=since_ms, last=per_partition)
 
 
 def _read(
@@ -114,7 +115,7 @@ def _window(
     consumer: Consumer, topic: str, since_ms: int | None, timeout: float, last: int | None = None
 ) -> dict[int, tuple[int, int]]:
     """Per partition, [start, end) to read: end is the high watermark now; start the first offset at or
-    after *since_ms*, or *last* offsets before the end, or the partition's start."""
+    after *since_ms*, and no more than *last* offsets before the end, else the partition's start."""
     found = consumer.list_topics(topic, timeout=timeout).topics.get(topic)
     if found is None or found.error is not None or not found.partitions:
         raise LookupError(f"topic {topic!r} does not exist")
@@ -126,7 +127,10 @@ def _window(
     targets = {}
     for partition in partitions:
         low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=timeout, cached=False)
-        start = starts.get(partition, low if last is None else max(low, high - last))
-        start = high if start < 0 else max(low, start)  # -1: no record that recent
-        targets[partition] = (start, high)
+        start = starts.get(partition, low)
+        if start < 0:  # no record that recent
+            start = high
+        if last is not None:
+            start = max(start, high - last)
+        targets[partition] = (max(low, start), high)
     return targets

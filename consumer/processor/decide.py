@@ -44,6 +44,8 @@ class Outcome(NamedTuple):
     binary: str | None
     #: A quarantine record's error.
     error: str | None
+    #: A clean record published with mojibake suspected (``Decoded.mojibake_suspected``).
+    mojibake_suspected: bool = False
 
 
 def outcome_of(routed: Routed) -> Outcome:
@@ -53,7 +55,7 @@ def outcome_of(routed: Routed) -> Outcome:
         return Outcome(routed.destination, routed.reason, routed.host, "none", "none", 0, None, None, None, error)
     return Outcome(
         routed.destination, routed.reason, routed.host, decoded.source, decoded.encoding, decoded.replacements,
-        decoded.override, routed.shadow, decoded.binary, error,
+        decoded.override, routed.shadow, decoded.binary, error, decoded.mojibake_suspected,
     )  # fmt: skip
 
 

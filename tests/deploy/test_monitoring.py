@@ -42,7 +42,7 @@ ALERTS = {
     "CrawlDecoderLagGrowing", "CrawlDecoderStalled", "CrawlDecoderAbsent", "CrawlDecoderLagUnreadable",
     "CrawlDecoderOldestUnprocessedTooOld", "CrawlDecoderQuarantineRateHigh", "CrawlDecoderOverridesConfigInvalid",
     "CrawlDecoderOverridesOverdue", "CrawlDecoderTransactionsAborted", "CrawlDecoderNotReady",
-    "CrawlDecoderRestarting",
+    "CrawlDecoderRestarting", "CrawlDecoderHostMojibake",
 }
 
 
@@ -147,6 +147,7 @@ def test_the_dashboard_has_the_panels_operators_look_for(dashboard):
         "Throughput (records/s)", "Throughput (bytes/s)", "Consumer lag by partition", "End-to-end latency",
         "Quarantine by reason", "Encoding mix", "Override hits", "Skipped, not text, by media family",
         "Oldest unprocessed record (age)", "Records held by open upstream transactions",
+        "Mojibake suspected, share of clean records", "Hosts in a mojibake episode",
     } <= titles
     assert len({panel["id"] for panel in dashboard["panels"]}) == len(dashboard["panels"])
 
@@ -357,6 +358,24 @@ def unit_tests(scrape: dict[str, str]) -> list[dict[str, Any]]:
                 alert("CrawlDecoderRestarting", "35m", pod("warning", "a")),
             ],
         },
+        {
+            # Pod a: a host's share of mojibake-suspected records crossed the ratio at minute 11 (one
+            # episode). Look-alikes: pod b publishes mojibake spread over many hosts, none of them alarmed;
+            # pod c restarted at minute 31 (its count of episodes back to 0), with no new episode.
+            "input_series": [
+                series("crawl_decoder_mojibake_host_alarms_total", "0x10 1x70", pod="a"),
+                series("crawl_decoder_mojibake_host_alarms_total", "0x80", pod="b"),
+                series("crawl_decoder_mojibake_suspected_total", "0+5x80", pod="b", source="http-header",
+                       encoding="windows-1252"),
+                series("crawl_decoder_mojibake_host_alarms_total", "2x30 0x50", pod="c"),
+            ],
+            "alert_rule_test": [
+                alert("CrawlDecoderHostMojibake", "10m"),
+                alert("CrawlDecoderHostMojibake", "12m", {"severity": "warning", **grouped}),
+                alert("CrawlDecoderHostMojibake", "65m", {"severity": "warning", **grouped}),
+                alert("CrawlDecoderHostMojibake", "75m"),  # an hour on: one episode is one alert, not for ever
+            ],
+        },
         {"input_series": healthy_series(series), "alert_rule_test": [
             alert(name, at) for name in sorted(ALERTS) for at in HEALTHY_CHECKS
         ]},
@@ -371,7 +390,7 @@ def healthy_series(series) -> list[dict[str, str]]:
     """Two hours of a healthy group of two pods, with what a healthy group does that look-alikes of trouble
     are made of: a partition quiet for 40 minutes (its offset unchanged) until a record arrives, waits 2
     minutes and is processed; a partition whose lag is a transaction marker for ever; one failed lag
-    reading; a few retried transactions; quarantine at 1%."""
+    reading; a few retried transactions; quarantine at 1%; mojibake suspected on 0.1% of the clean records."""
     out = []
     for pod_ in ("a", "b"):
         out += [
@@ -386,6 +405,11 @@ def healthy_series(series) -> list[dict[str, str]]:
             series("crawl_decoder_records_total", "0+3000x120", pod=pod_, destination="clean", source="meta",
                    encoding="UTF-8"),
             series("crawl_decoder_quarantined_total", "0+30x120", pod=pod_, reason="lossy"),
+            # Mojibake now and then (pages quoting it), no host over the ratio.
+            series("crawl_decoder_mojibake_suspected_total", "0+3x120", pod=pod_, source="http-header",
+                   encoding="windows-1252"),
+            series("crawl_decoder_mojibake_host_alarms_total", "0x120", pod=pod_),
+            series("crawl_decoder_mojibake_hosts", "0x120", pod=pod_),
             series("crawl_decoder_consumer_lag_refresh_failures_total", "0x60 1x60" if pod_ == "a" else "0x120",
                    pod=pod_),
         ]
@@ -523,11 +547,22 @@ def test_every_metric_named_is_on_the_metrics_of_a_running_processor(
 ):
     from consumer.app import App
     from consumer.demo import produce_inputs
+    from consumer.kafka import make_producer
+    from consumer.serialization.avro import AvroSerializer
 
     settings = settings_for(overrides_path=str(REPO_ROOT / "config" / "overrides.yaml"), max_body_bytes=1024 * 1024)
     # The demo's records: pages in many encodings (some under an override), lossy and poison ones,
     # a compression bomb, an oversize body, an image and a PDF (skipped as not text).
     keys = produce_inputs(kafka_connection, settings.landing_topic, store)
+    # And a page double-encoded upstream ("CafÃ©" in its own UTF-8): published clean, mojibake suspected.
+    producer = make_producer(kafka_connection)
+    double = "<p>Café crème brûlée, déjà vu à la carte</p>".encode().decode("cp1252").encode()
+    producer.produce(settings.landing_topic, AvroSerializer(store, "RawResponse")({
+        "url": "https://double.example.fr/", "fetched_at": 0, "status": 200, "body": double,
+        "headers": [{"name": "Content-Type", "value": "text/html; charset=utf-8"}],
+    }), b"double-encoded")
+    assert producer.flush(30) == 0
+    keys.append("double-encoded")
     app = App(settings, kafka_connection)
     app.lag.interval_s = 0.5
     thread = threading.Thread(target=app.run, daemon=True)

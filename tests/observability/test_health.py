@@ -13,7 +13,7 @@ import pytest
 from consumer.exceptions import ConfigError
 from consumer.observability.exceptions import HealthServerError
 from consumer.observability.health import HealthServer, Heartbeat
-from consumer.observability.host_alarms import HostAlarms, alarms_route
+from consumer.observability.host_alarms import HostAlarms, MojibakeAlarms, alarms_route
 
 from .scrape import parse
 
@@ -144,6 +144,23 @@ class TestExtraRoutes:
         assert document["hosts"][0]["host"] == "bad.example.com"
         assert document["hosts"][0]["replacements"] == 10
         assert document["hosts"][0]["alarmed"] is True
+
+    def test_alarms_route_with_mojibake_hosts(self, metrics):
+        alarms = HostAlarms(capacity=8)
+        mojibake = MojibakeAlarms(capacity=8, min_records=2, ratio=0.5, window_s=900)
+        for suspected in (True, True, False):
+            alarms.observe("shop.example.fr", False, 0)
+            mojibake.observe("shop.example.fr", suspected)
+        route = alarms_route(alarms, mojibake=mojibake)
+        status, content_type, body = route()
+        document = json.loads(body)
+        assert (status, content_type) == (200, "application/json")
+        assert document["hosts"][0]["lossy"] == 0
+        assert {k: document["mojibake"][k] for k in ("min_records", "ratio", "window_s")} == {
+            "min_records": 2, "ratio": 0.5, "window_s": 900}
+        (host,) = document["mojibake"]["hosts"]
+        assert (host["host"], host["records"], host["mojibake"], host["alarmed"]) == ("shop.example.fr", 3, 2, True)
+        assert "mojibake" not in json.loads(alarms_route(alarms)()[2])
 
     def test_a_route_must_be_a_path(self, metrics):
         with pytest.raises(ConfigError):

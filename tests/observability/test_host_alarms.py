@@ -9,13 +9,13 @@ from collections import Counter
 import pytest
 
 from consumer.exceptions import ConfigError
-from consumer.observability.host_alarms import Alarm, HostAlarms
+from consumer.observability.host_alarms import Alarm, HostAlarms, MojibakeAlarm, MojibakeAlarms
 
 
-def internal_sizes(alarms: HostAlarms) -> tuple[int, int, int]:
+def internal_sizes(alarms: HostAlarms | MojibakeAlarms) -> tuple[int, int, int]:
     """(tracked counters, count groups, hosts across groups): all must stay <= capacity."""
-    groups = alarms._by_count
-    return len(alarms._counters), len(groups), sum(len(group) for group in groups.values())
+    groups = alarms._table.by_count
+    return len(alarms._table.slots), len(groups), sum(len(group) for group in groups.values())
 
 
 class TestAlarms:
@@ -176,3 +176,116 @@ class TestConcurrency:
             reader.join()
         assert errors == []
         assert max(internal_sizes(alarms)) <= 128
+
+
+class Clock:
+    """A clock the test moves (MojibakeAlarms reads it for its window)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def mojibake_alarms(**kwargs) -> tuple[MojibakeAlarms, Clock]:
+    clock = Clock()
+    return MojibakeAlarms(**{"capacity": 16, "min_records": 20, "ratio": 0.2, "window_s": 900, **kwargs},
+                          clock=clock), clock
+
+
+class TestMojibakeAlarms:
+    def test_a_share_over_the_ratio_alarms_once_it_has_min_records(self):
+        alarms, _ = mojibake_alarms()
+        # 1 in 4 mojibake: 25%, above 20%, but only at the 20th record is there enough to judge.
+        fired = [alarms.observe("shop.example.fr", i % 4 == 0) for i in range(19)]
+        assert fired == [None] * 19
+        assert alarms.observe("shop.example.fr", False) == MojibakeAlarm("shop.example.fr", 20, 5, 0.25)
+        assert alarms.alarmed() == 1
+
+    def test_a_share_under_the_ratio_never_alarms(self):
+        alarms, _ = mojibake_alarms()
+        # 1 in 10: a page quoting mojibake now and then is not an episode.
+        assert all(alarms.observe("blog.example.com", i % 10 == 0) is None for i in range(1000))
+        assert alarms.alarmed() == 0
+
+    def test_a_jump_after_days_of_clean_pages_alarms_within_the_window(self):
+        alarms, clock = mojibake_alarms()
+        for minute in range(3 * 24 * 60):  # three days of clean pages, 7 a minute
+            clock.now = minute * 60.0
+            assert all(alarms.observe("migrated.example.fr", False) is None for _ in range(7))
+        clock.now = 72 * 3600.0  # the migration: every page mojibake from now
+        fired = [alarms.observe("migrated.example.fr", True) for _ in range(30)]
+        # The window holds the last interval's records (15 minutes, 105 clean) and these: n / (105 + n)
+        # reaches 20% at n = 27. A share since admission would need 7,560 bad pages (30,240 clean ones).
+        assert [i for i, alarm in enumerate(fired) if alarm is not None] == [26]
+        assert fired[26] == MojibakeAlarm("migrated.example.fr", 132, 27, 27 / 132)
+
+    def test_the_episode_ends_below_half_the_ratio_and_a_new_one_alarms_again(self):
+        alarms, clock = mojibake_alarms()
+        assert [alarms.observe("h.example", True) for _ in range(20)][-1] is not None
+        # Still bad: the same episode.
+        assert all(alarms.observe("h.example", True) is None for _ in range(50))
+        # Two intervals later the window holds only what comes now: clean pages end the episode.
+        clock.now = 2 * 900.0
+        assert all(alarms.observe("h.example", False) is None for _ in range(20))
+        assert alarms.alarmed() == 0 and not alarms.top(1)[0].alarmed
+        clock.now = 4 * 900.0
+        again = [alarms.observe("h.example", True) for _ in range(20)]
+        assert [alarm is not None for alarm in again] == [False] * 19 + [True]
+
+    def test_between_half_and_the_full_ratio_the_episode_goes_on(self):
+        alarms, _ = mojibake_alarms(ratio=0.4)
+        for _ in range(20):
+            alarms.observe("h.example", True)
+        for _ in range(40):  # 20 of 60: a third, above 0.2
+            alarms.observe("h.example", False)
+        assert alarms.alarmed() == 1
+        assert all(alarms.observe("h.example", True) is None for _ in range(50))
+
+    def test_a_host_gone_quiet_for_a_whole_window_is_no_longer_counted_as_alarmed(self):
+        alarms, clock = mojibake_alarms()
+        for _ in range(20):
+            alarms.observe("h.example", True)
+        assert alarms.alarmed() == 1
+        clock.now = 1800.0  # two intervals on: nothing of the host in the window
+        assert alarms.alarmed() == 0
+        (stats,) = alarms.top(1)
+        assert (stats.records, stats.mojibake, stats.total_records, stats.total_mojibake) == (0, 0, 20, 20)
+        assert not stats.alarmed
+
+    def test_top_ranks_by_mojibake_in_the_window(self):
+        alarms, clock = mojibake_alarms(min_records=1000)
+        for host, records, bad in [("a.example", 50, 2), ("b.example", 10, 8), ("c.example", 30, 5)]:
+            for i in range(records):
+                alarms.observe(host, i < bad)
+        top = alarms.top(2)
+        assert [stats.host for stats in top] == ["b.example", "c.example"]
+        assert top[0].as_dict() == {
+            "host": "b.example", "records": 10, "mojibake": 8, "ratio": 0.8, "total_records": 10,
+            "total_mojibake": 8, "estimated_records": 10, "alarmed": False,
+        }
+        clock.now = 900.0  # one interval on: the last one still counts
+        assert alarms.top(1)[0].records == 10
+
+    def test_memory_stays_within_capacity_and_noise_never_alarms(self):
+        alarms, _ = mojibake_alarms(capacity=64)
+        rng = random.Random(13)
+        reported = []
+        for _ in range(100_000):
+            if rng.random() < 0.05:
+                alarm = alarms.observe("double.example.com", rng.random() < 0.5)
+            else:  # fresh hosts, every page mojibake, that must not alarm on inherited counts
+                alarm = alarms.observe(f"n{rng.getrandbits(64):016x}.example", True)
+            if alarm is not None:
+                reported.append(alarm.host)
+        assert reported == ["double.example.com"]
+        assert max(internal_sizes(alarms)) <= 64
+
+    @pytest.mark.parametrize(
+        "kwargs",
+        [{"capacity": 0}, {"min_records": 0}, {"ratio": 0}, {"ratio": 1.5}, {"window_s": 0}, {"window_s": -1}],
+    )
+    def test_invalid_parameters(self, kwargs):
+        with pytest.raises(ConfigError):
+            MojibakeAlarms(**kwargs)

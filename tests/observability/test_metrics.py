@@ -44,6 +44,9 @@ class TestExposition:
             "crawl_decoder_overrides_overdue",
             "crawl_decoder_transactions",
             "crawl_decoder_host_alarms",
+            "crawl_decoder_mojibake_suspected",
+            "crawl_decoder_mojibake_host_alarms",
+            "crawl_decoder_mojibake_hosts",
             "crawl_decoder_build_info",
             "crawl_decoder_start_time_seconds",
             "crawl_decoder_ready",
@@ -179,6 +182,31 @@ class TestRouting:
         metrics.host_alarm()
         assert series(metrics, "crawl_decoder_host_alarms_total") == [{}]
         assert value(metrics, "crawl_decoder_host_alarms_total") == 2
+
+    def test_mojibake_is_counted_by_source_and_encoding_without_a_host(self, metrics):
+        metrics.record_mojibake("http-header", "windows-1252")
+        metrics.record_mojibake("http-header", "windows-1252")
+        metrics.record_mojibake("utf-8-valid", "UTF-8")
+        assert value(metrics, "crawl_decoder_mojibake_suspected_total", source="http-header",
+                     encoding="windows-1252") == 2
+        assert value(metrics, "crawl_decoder_mojibake_suspected_total", source="utf-8-valid", encoding="UTF-8") == 1
+        metrics.mojibake_host_alarm()
+        assert series(metrics, "crawl_decoder_mojibake_host_alarms_total") == [{}]
+        assert value(metrics, "crawl_decoder_mojibake_host_alarms_total") == 1
+
+    def test_mojibake_labels_are_bounded_like_the_records(self, metrics):
+        for i in range(100):
+            metrics.record_mojibake(f"source-{i}", f"enc-{i}")
+        sources = {labels["source"] for labels in series(metrics, "crawl_decoder_mojibake_suspected_total")}
+        assert len(sources) == LABEL_LIMITS["source"] + 1 and "other" in sources
+
+    def test_mojibake_hosts_are_read_at_each_scrape(self, metrics):
+        assert value(metrics, "crawl_decoder_mojibake_hosts") == 0  # before anything tracks them
+        alarmed = [3]
+        metrics.track_mojibake_hosts(lambda: alarmed[0])
+        assert value(metrics, "crawl_decoder_mojibake_hosts") == 3
+        alarmed[0] = 0
+        assert value(metrics, "crawl_decoder_mojibake_hosts") == 0
 
     def test_concurrent_writers_lose_no_counts(self, metrics):
         def write(worker: int) -> None:
