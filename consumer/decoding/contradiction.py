@@ -8,7 +8,8 @@ contradicts"):
 
 1. *UTF-8 under a left-over legacy label* (``utf8_under_legacy_label``): a site moved to UTF-8 and kept
    ``charset=iso-8859-1`` in a header or ``<meta charset="windows-1252">`` in its template.  The body is valid
-   UTF-8 with multi-byte sequences, and the legacy reading has the mojibake signature ("CafÃ©").  Legacy text
+   UTF-8 with multi-byte sequences, and the legacy reading has the mojibake signature ("CafÃ©"), or it has
+   four multi-byte sequences or more.  Legacy text
    is almost never valid UTF-8 (any lowercase accented letter followed by ASCII breaks it), and the signature
    asks more: sequences of the kinds real text is made of.  A true windows-1252 page whose few high bytes happen
    to form UTF-8 ("IRMÃ”", "CAFÉ’s") has no strong sequence and is left alone.  The body is read as UTF-8.
@@ -75,9 +76,22 @@ def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
     left-over ``iso-8859-1`` label gives) must carry the mojibake signature (``mojibake.py``): a property of the
     bytes, so it holds whichever legacy label was left over.
     """
-    if declared in _NOT_LEGACY or payload.isascii():
+    if declared in _NOT_LEGACY or payload.isascii() or not utf8_codec.is_valid(payload):
         return False
-    return utf8_codec.is_valid(payload) and legacy_reading_looks_double_encoded(payload)
+    return legacy_reading_looks_double_encoded(payload) or _multi_byte_sequences(payload) >= UTF8_SEQUENCES
+
+
+#: Valid UTF-8 with this many multi-byte sequences is UTF-8 even without the mojibake signature (whose lead
+#: characters leave out scripts such as Armenian, Syriac or NKo): a true legacy page that is valid UTF-8 must
+#: have no lowercase accented letter before ASCII anywhere, and its every high byte must pair up; "IRMÃ” E
+#: AMANHÃ…" has two such pairs.
+UTF8_SEQUENCES = 4
+
+
+def _multi_byte_sequences(payload: bytes) -> int:
+    """The multi-byte sequences of *payload* (valid UTF-8) in its first ``MAX_EXAMINED`` bytes: bounded."""
+    sequences, _ = utf8_codec.counts(payload[: detection.MAX_EXAMINED])
+    return sequences
 
 
 def iso_2022_jp_under_label(payload: bytes, declared: str) -> bool:

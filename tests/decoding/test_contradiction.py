@@ -50,6 +50,12 @@ def test_utf8_of_any_script_under_a_latin1_header_is_read_as_utf8(text):
     assert decoded.text == page(text) and decoded.source == "utf-8-over-declaration"
 
 
+def test_utf8_of_a_script_the_signature_leaves_out_is_read_as_utf8_on_four_sequences():
+    """Armenian leads (D4-D6) are not among the mojibake signature's: four multi-byte sequences suffice."""
+    decoded = decode(page("Բարեւ").encode("utf-8"), "text/html; charset=iso-8859-1")
+    assert decoded.text == page("Բարեւ") and decoded.source == "utf-8-over-declaration"
+
+
 @pytest.mark.parametrize(
     "text",
     [
