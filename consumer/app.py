@@ -21,6 +21,7 @@ from .decoding import OverrideTable, media_family
 from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
+from .kafka.permissions import GROUP, TOPIC, TRANSACTIONAL_ID, Permission, check_permissions
 from .kafka.startup import wait_for_cluster
 from .observability.client_logs import client_logs
 from .observability.client_stats import ClientStats
@@ -164,6 +165,7 @@ class App:
         )
         try:
             if self._wait_for_overrides() and self._wait_for_kafka():
+                self._check_permissions()
                 if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
                     # Until init_transactions returns (the hook clears it): a coordinator can take minutes.
                     self._waiting = f"initialising transactions (transactional.id {self.settings.transactional_id})"
@@ -189,6 +191,23 @@ class App:
             self._waiting = problem or ""
 
         return wait_for_cluster(self.connection, topics, stop=self._stopped, report=report)
+
+    def _check_permissions(self) -> None:
+        """``MissingPermissions`` naming every ACL missing, before the group is joined: ``run`` exits 2 with it
+        (a "cannot start" line), where a missing ACL used to show as a consumer reading nothing or a batch aborted."""
+        settings = self.settings
+        needed = [
+            Permission(TOPIC, settings.landing_topic, "Read", "the landing topic"),
+            Permission(TOPIC, settings.clean_topic, "Write", "the clean topic"),
+            Permission(TOPIC, settings.quarantine_topic, "Write", "the quarantine topic"),
+            Permission(GROUP, settings.group_id, "Read", "the processor's group: its offsets, and the lag read"),
+        ]
+        transactional_id = None
+        if settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
+            transactional_id = Permission(TRANSACTIONAL_ID, settings.transactional_id, "Write", "the transactions")
+        check_permissions(
+            self.connection, needed, transactional_id=transactional_id, timeout_s=settings.shutdown_timeout_s
+        )
 
     def _why_not_ready(self) -> str:
         """Empty when ready (``/readyz`` 200); else the reason, the most fundamental first."""

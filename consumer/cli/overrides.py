@@ -191,6 +191,7 @@ def run_suggest(args: argparse.Namespace) -> int:
               "pass validation unnoticed", file=sys.stderr)
         return 2
     settings = _processor_settings(args)
+    _check_readers(settings, {settings.quarantine_topic: "quarantine"})
     try:
         records = _quarantine_window(args, settings)
     except (TimeoutError, LookupError, KafkaException) as exc:
@@ -363,7 +364,9 @@ def run_report(args: argparse.Namespace) -> int:
         return 1
     try:
         if args.from_topic:
-            records = _topic_records(args, _processor_settings(args), "clean")
+            settings = _processor_settings(args)
+            _check_readers(settings, {settings.clean_topic: "clean"})
+            records = _topic_records(args, settings, "clean")
         else:
             records = list(_jsonl(args.from_jsonl))
     except (OverridesError, TopicUnread) as exc:
@@ -387,6 +390,7 @@ def run_recheck(args: argparse.Namespace) -> int:
     current = config.table if config is not None else None
     settings = _processor_settings(args)
     try:
+        _check_readers(settings, {settings.clean_topic: "clean", settings.quarantine_topic: "quarantine"})
         records = [("clean", r) for r in _topic_records(args, settings, "clean")]
         records += [("quarantine", r) for r in _topic_records(args, settings, "quarantine")]
     except TopicUnread as exc:
@@ -422,6 +426,15 @@ def _processor_settings(args: argparse.Namespace) -> Settings:
     settings = Settings.load(args.config)
     warn_unknown_env()
     return settings
+
+
+def _check_readers(settings: Settings, topics: dict[str, str]) -> None:
+    """``MissingPermissions`` (exit 2, every missing ACL named) before anything is read."""
+    from ..kafka import KafkaConnection
+    from ..kafka.permissions import check_permissions
+    from ..overrides.topics import reader_permissions
+
+    check_permissions(KafkaConnection.from_env(extra=settings.kafka_config), reader_permissions(topics))
 
 
 class TopicUnread(Exception):

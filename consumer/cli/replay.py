@@ -3,9 +3,10 @@
 Reads the quarantine topic under its own consumer group from its committed
 offsets up to the end offsets seen at start; records that now decode go to the
 clean topic exactly once (one transaction per batch, offsets inside it).
-Records still lossy stay where they are (or, with --requarantine, are written
-again with replay_count + 1).  Filtered runs carry the records they do not
-select forward, so a later run still sees them; --dry-run writes nothing.
+Records still lossy are written again to the quarantine topic with
+replay_count + 1, so the next run decides them again (after an override is
+added, the same command releases them).  Filtered runs carry the records they
+do not select forward, so a later run still sees them; --dry-run writes nothing.
 The design is in ``consumer.replay``.
 """
 
@@ -47,13 +48,32 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 EPILOG = """\
-offsets and filters:
-  The replay group's committed offsets are a cursor: everything before it was
-  replayed.  Records a filter does not select (--host, --reason, --since,
-  --until, --from-offset) are carried forward: written again unchanged to the
-  quarantine topic in the same transaction that moves the cursor past them,
-  so a later run, filtered differently or not at all, still sees each of them
-  once.  --to-offset and --max stop reading instead (nothing after is touched).
+what moves the cursor:
+  The replay group's committed offsets are a cursor.  It moves past a record
+  only in the transaction that writes what became of it: released to the clean
+  topic; still lossy or unreadable, written again to the quarantine topic with
+  replay_count + 1; not selected by a filter (--host, --reason, --since,
+  --until, --from-offset) or replayed --max-replays times, carried forward
+  (written again unchanged).  So nothing behind the cursor waits for a replay:
+  every record still quarantined has exactly one copy ahead of it, which the
+  next run reads, and a released record is never read again.  --to-offset and
+  --max stop reading instead (nothing after is touched); --dry-run and a
+  failed or stopped batch move nothing.  The cursor never moves back.
+
+rewinding:
+  --rewind-to [P:]OFFSET looks again behind the cursor, from OFFSET, before the
+  run: a record there is written again ahead of the cursor (and so decided by
+  this run) unless a copy of it is already ahead of the cursor (same origin) or
+  the clean topic holds it (same URL, fetched_at and body SHA-256): a released
+  record is never released twice, and a rerun brings back nothing twice.  For
+  records an older crawl-decoder left behind the cursor, or after the group's
+  offsets were reset forward.  It reads the clean topic from the first rewound
+  record's time (less an hour): Read on the clean topic too.  Run no other
+  replay of the quarantine topic meanwhile.
+
+filters:
+  Records a filter does not select are carried forward, so a later run,
+  filtered differently or not at all, still sees each of them once.
   --since/--until compare the landing message's Kafka timestamp (origin.timestamp;
   quarantined_at when it had none); ISO 8601, UTC unless a zone is given;
   since inclusive, until exclusive.  --from-offset/--to-offset are quarantine
@@ -105,9 +125,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="stop reading at this quarantine offset, exclusive (repeatable per partition)")
     parser.add_argument("--max", type=_positive, metavar="N", help="stop after N selected records")
     parser.add_argument("--max-replays", type=_non_negative, default=DEFAULT_MAX_REPLAYS, metavar="N",
-                        help=f"skip records already replayed N times (default {DEFAULT_MAX_REPLAYS})")
+                        help="do not decide records already replayed N times: carry them forward unchanged, so a"
+                        " run with a higher N (or none) still finds them (default: no limit)")
+    parser.add_argument("--rewind-to", type=_arg(parse_offset), action="append", default=[], metavar="[P:]OFFSET",
+                        help="first bring back the records behind the cursor from OFFSET that are neither released"
+                        " nor queued ahead of it (repeatable per partition; see rewinding below)")
     parser.add_argument("--requarantine", action="store_true",
-                        help="write still-lossy records again to the quarantine topic with replay_count + 1")
+                        help="no effect, kept for older scripts: still-lossy records are always written again to the"
+                        " quarantine topic with replay_count + 1")
     parser.add_argument("--batch-size", type=_positive, metavar="N",
                         help="records per transaction (default: batch_size)")
     parser.add_argument("--dry-run", action="store_true",
@@ -167,7 +192,7 @@ def _options(args: argparse.Namespace, settings: Settings) -> ReplayOptions:
         to_offsets=dict(args.to_offset),
         max_records=args.max,
         max_replays=args.max_replays,
-        requarantine=args.requarantine,
+        rewind_to=dict(args.rewind_to),
         dry_run=args.dry_run,
         batch_size=args.batch_size or settings.batch_size,
     )

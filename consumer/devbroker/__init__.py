@@ -11,9 +11,12 @@ from __future__ import annotations
 from .broker import LocalBroker, free_ports, random_cluster_id
 from .exceptions import DevBrokerError
 from .jars import DEFAULT_KAFKA_VERSION, kafka_classpath
+from .properties import STANDARD_AUTHORIZER, ScramSecurity
 from .provider import DevBroker, bootstrap_from_env_or_start, start_dev_broker
 
 __all__ = [
+    "STANDARD_AUTHORIZER",
+    "ScramSecurity",
     "DEFAULT_KAFKA_VERSION",
     "DevBroker",
     "DevBrokerError",

@@ -31,7 +31,7 @@ from ..kafka.clients import make_admin
 from ..kafka.config import KafkaConnection
 from .exceptions import DevBrokerError
 from .jars import DEFAULT_KAFKA_VERSION, kafka_classpath
-from .properties import log4j2_properties, render_properties, server_properties
+from .properties import ScramSecurity, log4j2_properties, render_properties, server_properties
 
 #: kafka-server-start.sh uses 1 GiB; plenty for a development broker.
 JVM_OPTIONS = ("-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true")
@@ -47,7 +47,9 @@ class LocalBroker:
     it a temporary directory is used and removed by ``stop()``.  ``port`` fixes
     the client port (default: a free one); *properties* replace server
     properties of the defaults.  ``restart()`` keeps ports and
-    data, so clients reconnect to the same address.
+    data, so clients reconnect to the same address.  With *security* the
+    client listener takes SASL/SCRAM users and the authorizer enforces ACLs
+    (``ScramSecurity``); ``connection(user)`` is how a user connects.
     """
 
     def __init__(
@@ -59,6 +61,7 @@ class LocalBroker:
         start_timeout: float = 180.0,
         stop_timeout: float = 30.0,
         properties: Mapping[str, str] | None = None,
+        security: ScramSecurity | None = None,
     ) -> None:
         self.kafka_version = kafka_version
         self.start_timeout = start_timeout
@@ -69,6 +72,7 @@ class LocalBroker:
         self._requested_port = port
         #: Server properties over the defaults (a test's broker without a transaction coordinator).
         self._properties = dict(properties or {})
+        self.security = security
         self._port: int | None = None
         self._controller_port: int | None = None
         self._cluster_id: str | None = None
@@ -81,6 +85,14 @@ class LocalBroker:
         if self._port is None:
             raise DevBrokerError("the broker has not been started")
         return f"127.0.0.1:{self._port}"
+
+    def connection(self, user: str | None = None) -> KafkaConnection:
+        """How a client connects: plain, or as a SCRAM *user* (default: the admin) of a secured broker."""
+        if self.security is None:
+            if user is not None:
+                raise DevBrokerError("this broker has no users: it was started without security")
+            return KafkaConnection(self.bootstrap_servers)
+        return self.security.connection(self.bootstrap_servers, user or self.security.admin)
 
     @property
     def data_dir(self) -> Path | None:
@@ -197,6 +209,8 @@ class LocalBroker:
         properties = server_properties(
             port=self._port, controller_port=self._controller_port, log_dir=self._data_dir / "kafka-logs"
         )
+        if self.security is not None:
+            properties.update(self.security.properties(port=self._port, controller_port=self._controller_port))
         properties.update(self._properties)
         (self._data_dir / "server.properties").write_text(render_properties(properties))
         (self._data_dir / "log4j2.properties").write_text(log4j2_properties(self.log_file))
@@ -209,6 +223,7 @@ class LocalBroker:
             *self._java(classpath), "kafka.tools.StorageTool", "format",
             "-t", self._cluster_id, "-c", str(self._data_dir / "server.properties"),
             "--standalone", "--ignore-formatted",
+            *(self.security.scram_arguments() if self.security is not None else ()),
         ]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
@@ -233,7 +248,7 @@ class LocalBroker:
 
     def _wait_ready(self) -> None:
         """Wait until an AdminClient gets a metadata answer; fail fast if the process exits."""
-        admin = make_admin(KafkaConnection(self.bootstrap_servers), extra={"log_level": 0})
+        admin = make_admin(self.connection(), extra={"log_level": 0})
         deadline = time.monotonic() + self.start_timeout
         assert self._process is not None  # _launch made it
         while True:

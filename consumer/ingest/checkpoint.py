@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
-from ..kafka import KafkaConnection, ensure_topics, make_admin, make_consumer
+from ..kafka import KafkaConnection, TopicCreationError, ensure_topics, make_admin, make_consumer
+from ..kafka.permissions import TOPIC, MissingPermissions, Permission
 from .exceptions import CheckpointError
 
 VERSION = 1
@@ -62,8 +63,31 @@ class Checkpoint:
             raise CheckpointError(f"not a checkpoint of this version: {value[:200]!r} ({exc})") from exc
 
 
+#: The throwaway groups of the store's two readers start with these (ACLs: Describe, by prefix).
+CHECKPOINT_READER_PREFIX = "crawl-decoder-ingest-checkpoints-"
+WATERMARK_READER_PREFIX = "crawl-decoder-ingest-watermarks-"
+
+
 def ensure_checkpoint_topic(connection: KafkaConnection, topic: str) -> None:
-    ensure_topics(make_admin(connection), [topic], partitions=1, config=TOPIC_CONFIG)
+    """Create the topic unless it exists: an existing one needs no Create permission."""
+    admin = make_admin(connection)
+    try:
+        found = admin.list_topics(topic, timeout=30).topics.get(topic)
+    except KafkaException as exc:
+        raise CheckpointError(f"cannot read metadata of checkpoint topic {topic!r}: {exc.args[0].str()}") from exc
+    if found is not None and found.error is None:
+        return
+    try:
+        ensure_topics(admin, [topic], partitions=1, config=TOPIC_CONFIG)
+    except TopicCreationError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, KafkaException) and cause.args[0].code() in _DENIED:
+            needed = Permission(TOPIC, topic, "Create", "the checkpoint topic does not exist: create it, or allow this")
+            raise MissingPermissions([needed], connection.sasl_username) from exc
+        raise
+
+
+_DENIED = (KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED)
 
 
 class CheckpointStore:
@@ -119,7 +143,7 @@ class CheckpointStore:
         # A group id is required but never committed to: the store reads the whole topic every run.
         consumer = make_consumer(
             self.connection,
-            f"crawl-decoder-ingest-checkpoints-{uuid.uuid4().hex}",
+            f"{CHECKPOINT_READER_PREFIX}{uuid.uuid4().hex}",
             extra={"enable.partition.eof": True},
             role="checkpoint-reader",
         )
@@ -134,7 +158,7 @@ class CheckpointStore:
         # A read_committed consumer's "high watermark" is the last stable offset, which stops before an open
         # transaction; the log's end is what a read_uncommitted one reports.
         self._watermarks = make_consumer(
-            self.connection, f"crawl-decoder-ingest-watermarks-{uuid.uuid4().hex}", isolation_level="read_uncommitted",
+            self.connection, f"{WATERMARK_READER_PREFIX}{uuid.uuid4().hex}", isolation_level="read_uncommitted",
             role="checkpoint-watermarks",
         )
         self._consumer = consumer

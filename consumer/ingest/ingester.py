@@ -22,18 +22,26 @@ committed (a rerun stops at it again until the file is repaired).
 from __future__ import annotations
 
 import threading
+import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, NoReturn
 
-from confluent_kafka import KafkaException, Producer
+from confluent_kafka import KafkaError, KafkaException, Producer
 
 from ..exceptions import ConfigError
 from ..kafka import MAX_BODY_BYTES, KafkaConnection, make_admin, make_producer
+from ..kafka.permissions import GROUP, TOPIC, TRANSACTIONAL_ID, MissingPermissions, Permission, check_permissions
 from ..observability.logging import get_logger
 from ..serialization.avro import AvroSerializer
-from .checkpoint import Checkpoint, CheckpointStore, ensure_checkpoint_topic
+from .checkpoint import (
+    CHECKPOINT_READER_PREFIX,
+    WATERMARK_READER_PREFIX,
+    Checkpoint,
+    CheckpointStore,
+    ensure_checkpoint_topic,
+)
 from .exceptions import IngestAborted, IngestError, SourceError
 from .from_warc import Malformed, convert
 from .progress import Progress
@@ -129,9 +137,23 @@ class Ingester:
         """Finish the record in hand, commit the batch, stop (a signal handler may call it)."""
         self._stopping.set()
 
+    def permissions(self) -> list[Permission]:
+        """What a run needs on topics and groups (transactional ids: checked as each input starts)."""
+        options = self.options
+        return [
+            Permission(TOPIC, options.landing_topic, "Write", "the landing topic"),
+            Permission(TOPIC, options.checkpoint_topic, "Read", "the checkpoint topic, read at start"),
+            Permission(TOPIC, options.checkpoint_topic, "Write", "the checkpoint topic, written with each batch"),
+            *(
+                Permission(GROUP, f"{prefix}{uuid.uuid4().hex}", "Describe", f"a throwaway group: prefix {prefix!r}")
+                for prefix in (CHECKPOINT_READER_PREFIX, WATERMARK_READER_PREFIX)
+            ),
+        ]
+
     def run(self, paths: Sequence[str]) -> Tally:
         _require_topic(self.connection, self.options.landing_topic)
         ensure_checkpoint_topic(self.connection, self.options.checkpoint_topic)
+        check_permissions(self.connection, self.permissions())
         store = CheckpointStore(self.connection, self.options.checkpoint_topic)
         try:
             for path in paths:
@@ -347,9 +369,10 @@ class _InputRun:
         self.in_transaction = False
 
     def _producer(self) -> Producer:
+        transactional_id = f"{self.options.transactional_id_prefix}-{self.source.identity}"
         producer = make_producer(
             self.ingester.connection,
-            transactional_id=f"{self.options.transactional_id_prefix}-{self.source.identity}",
+            transactional_id=transactional_id,
             # Larger batches than the processor's: an ingest is throughput, not latency.
             extra={"linger.ms": 50},
             role="ingest-producer",
@@ -357,6 +380,11 @@ class _InputRun:
         try:
             producer.init_transactions(KAFKA_TIMEOUT_S)
         except KafkaException as exc:
+            if exc.args[0].code() == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
+                # Not this input's fault: every input needs one of these ids; the run stops here.
+                needed = Permission(TRANSACTIONAL_ID, transactional_id, "Write",
+                                    f"each input's transactions: prefix {self.options.transactional_id_prefix}-")
+                raise MissingPermissions([needed], self.ingester.connection.sasl_username) from exc
             raise IngestAborted(
                 f"{self.source.name}: cannot start a transactional producer: {exc.args[0].str()}"
             ) from exc

@@ -14,6 +14,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from ..kafka import KafkaConnection, make_consumer
+from ..kafka.permissions import GROUP, TOPIC, Permission
 
 
 def recent_records(
@@ -63,6 +64,17 @@ def window_records(
     return _records(connection, topic, deserialize, idle_timeout, since_ms=since_ms)
 
 
+#: The readers' throwaway groups start with this (an ACL: Describe on groups with this prefix).
+READER_GROUP_PREFIX = "crawl-decoder-reader-"
+
+
+def reader_permissions(topics: dict[str, str]) -> list[Permission]:
+    """What reading *topics* (name -> what it is) needs: Read on each, Describe on a reader group."""
+    needed = [Permission(TOPIC, name, "Read", f"the {what} topic") for name, what in topics.items()]
+    group = f"{READER_GROUP_PREFIX}{uuid.uuid4().hex}"
+    return [*needed, Permission(GROUP, group, "Describe", f"a throwaway reader group: prefix {READER_GROUP_PREFIX!r}")]
+
+
 def _records(
     connection: KafkaConnection,
     topic: str,
@@ -74,7 +86,7 @@ def _records(
 ) -> Generator[tuple[bytes | None, dict[str, Any] | None, bytes | None], None, None]:
     """The readers' one loop: each partition's ``_window``, up to its end as of the start."""
     consumer = make_consumer(
-        connection, f"crawl-decoder-reader-{uuid.uuid4().hex}", extra={"enable.partition.eof": True}, role="reader"
+        connection, f"{READER_GROUP_PREFIX}{uuid.uuid4().hex}", extra={"enable.partition.eof": True}, role="reader"
     )
     try:
         targets = _window(consumer, topic, since_ms, idle_timeout, last)

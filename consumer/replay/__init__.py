@@ -7,15 +7,24 @@ threshold.  Per record:
 
 - *released*: it now decodes acceptably; the clean record (the processor's
   shape, original Kafka key and headers) goes to the clean topic.
-- *still lossy* / *still unreadable*: left where it is and counted, or with
-  ``--requarantine`` written again to the quarantine topic with
-  ``replay_count + 1``.  A record whose ``replay_count`` has reached
-  ``--max-replays`` is skipped and counted: re-quarantining cannot loop forever.
+- *still lossy* / *still unreadable*: written again to the quarantine topic
+  with today's decision and ``replay_count + 1``, so the next run decides it
+  again (after an override is added, the same command releases it).
+- *skipped by max-replays* (only with ``--max-replays N``): carried forward
+  unchanged, not decided; a run with a higher limit, or none, still finds it.
 - *skipped by filter*: carried forward, see below.
 
 Offsets and exactly-once.  The group's committed offset per partition is a
-cursor: every record before it has been replayed (released, judged still
-lossy, re-quarantined, or skipped by max-replays).  A run reads from the
+cursor, and it never buries a record: it moves past a record only in the
+transaction that writes what became of it (the clean record, or a copy in
+quarantine ahead of the cursor).  So every record behind the cursor is either
+released or has exactly one copy ahead of it, and a released record is never
+read again.  The alternative, a cursor that stops at the first still-lossy
+record, would either hold back every record after it (one hopeless page stops
+its partition for good) or read released records again with nothing to tell
+them from the rest; copying costs one quarantine write per record still
+quarantined per run, and a run's work stays bounded by what lies ahead of the
+cursor at its start.  A run reads from the
 cursor (first run: the earliest offset) up to the end offsets captured at its
 start, so what it re-quarantines itself is left for the next run.  Each batch
 is one transaction holding its outputs and the new cursor, through the batch
@@ -25,6 +34,12 @@ the run starts again at the last committed cursor, and the records of the lost
 batch are decided again, never twice.  A run is a member of its group: two
 runs of one group share the quarantine partitions (a rebalance commits what is
 written before a partition moves) instead of both replaying everything.
+
+Rewinding (``rewind``).  The cursor never moves back: reading behind it again
+would release again what was released.  ``--rewind-to`` instead looks behind
+it for records an older replay left there (or that a forward offset reset
+skipped) and writes those again ahead of it, unless a copy is already queued
+there or the clean topic holds the record.
 
 Filters.  Kafka offsets are contiguous, so a cursor cannot step over a record
 and come back to it later.  A filtered run (``--host``, ``--reason``,

@@ -1,4 +1,4 @@
-"""Replay's decision on one quarantined message: release it, leave it, write it again, or carry it.
+"""Replay's decision on one quarantined message: release it, write it again, or carry it forward.
 
 ``ReplayDecider`` is what the batch engine asks for each quarantine message.
 The record goes through the processor's own ``Router`` (current decoder,
@@ -36,8 +36,7 @@ class ReplayDecider:
         router: Router,
         overrides: OverrideTable,
         selection: Selection,
-        max_replays: int,
-        requarantine: bool,
+        max_replays: int | None,
         dry_run: bool,
         clean_topic: str,
         quarantine_topic: str,
@@ -48,7 +47,6 @@ class ReplayDecider:
         self.overrides = overrides
         self.selection = selection
         self.max_replays = max_replays
-        self.requarantine = requarantine
         self.dry_run = dry_run
         self.clean_topic = clean_topic
         self.quarantine_topic = quarantine_topic
@@ -69,13 +67,11 @@ class ReplayDecider:
         partition, offset = message.partition(), message.offset()
         assert partition is not None and offset is not None  # a consumed message has them
         if not self.selection.selects(record, raw, partition, offset):
-            # Carried forward: the cursor moves past it, so a later replay must find it after the cursor.
-            # A dry run counts it too (its policy writes nothing): what the real run would copy.
-            # A consumed message's headers are a list of (str, bytes | None); the stub's type is also set_headers' dict.
-            carried = Output(self.quarantine_topic, message.key(), message.value(), message.headers())  # type: ignore[arg-type]
-            return Decision((carried,), Outcome(SKIPPED_BY_FILTER, host, carried=True))
-        if record["replay_count"] >= self.max_replays:
-            return Decision((), Outcome(SKIPPED_BY_MAX_REPLAYS, host))
+            return _carried(message, self.quarantine_topic, Outcome(SKIPPED_BY_FILTER, host, carried=True))
+        if self.max_replays is not None and record["replay_count"] >= self.max_replays:
+            # Not decided again, but never left behind the cursor either: a later run with a higher
+            # --max-replays (or none) still finds it.
+            return _carried(message, self.quarantine_topic, Outcome(SKIPPED_BY_MAX_REPLAYS, host, carried=True))
         if raw is None:
             return self._still(self._unreadable(record, failure), STILL_UNREADABLE, host, record)
         return self._decoded(record, raw, host)
@@ -117,11 +113,11 @@ class ReplayDecider:
             host,
             _attempt(record["attempt"]),
             _described(routed),
-            requarantined=self.requarantine,
+            requarantined=True,
             reason=routed.reason,
         )
-        if not self.requarantine:
-            return Decision((), outcome)
+        # Written again in the transaction that moves the cursor past the original: a record still
+        # quarantined always has exactly one copy ahead of the cursor, so the next run sees it.
         assert routed.record is not None  # replay's router quarantines non-text, never skips
         value = self.serde.serialize_quarantine(routed.record)
         return Decision((Output(self.quarantine_topic, record["raw_key"], value, _headers(record) or None),), outcome)
@@ -150,6 +146,16 @@ class ReplayDecider:
             replay_count=record["replay_count"] + 1,
         )
         return Routed(QUARANTINE, again, reason="too-large")
+
+
+def _carried(message: Message, topic: str, outcome: Outcome) -> Decision[Outcome]:
+    """The quarantine message written again byte for byte: the cursor moves past it, a later run finds the copy.
+
+    A dry run counts it too (its policy writes nothing): what the real run would copy.
+    """
+    # A consumed message's headers are a list of (str, bytes | None); the stub's type is also set_headers' dict.
+    copy = Output(topic, message.key(), message.value(), message.headers())  # type: ignore[arg-type]
+    return Decision((copy,), outcome)
 
 
 def _origin(origin: Mapping[str, Any]) -> Origin:

@@ -21,6 +21,7 @@ from ..decoding import OverrideTable
 from ..engine import BatchEngine, Decided, Decision, DryRun, ExactlyOnce, Hooks, Policy
 from ..kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from ..kafka.config import KafkaConnection
+from ..kafka.permissions import GROUP, TOPIC, TRANSACTIONAL_ID, Permission, check_permissions
 from ..observability.logging import get_logger
 from ..processor.route import Router
 from ..serialization.serde import Serde
@@ -29,10 +30,12 @@ from .cursor import PartitionRange, ReplayCursor
 from .decide import ReplayDecider
 from .exceptions import ReplayError
 from .progress import Progress
+from .rewind import Rewinder
 from .selection import Selection
 from .tally import SKIPPED_BY_FILTER, Outcome, Summary, summary_fields
 
-DEFAULT_MAX_REPLAYS = 3
+#: No limit: a record still quarantined is decided again by every run (``--max-replays`` sets one).
+DEFAULT_MAX_REPLAYS: int | None = None
 
 #: A run killed mid-way holds its partitions until its group session expires: a rerun should not
 #: wait librdkafka's default 45 s for them.  Heartbeats come from librdkafka's own thread, so a
@@ -49,8 +52,9 @@ class ReplayOptions:
     selection: Selection = field(default_factory=Selection)
     to_offsets: Mapping[int | None, int] = field(default_factory=dict)
     max_records: int | None = None
-    max_replays: int = DEFAULT_MAX_REPLAYS
-    requarantine: bool = False
+    max_replays: int | None = DEFAULT_MAX_REPLAYS
+    #: Per quarantine partition (``None``: all): look again behind the cursor from this offset (``rewind``).
+    rewind_to: Mapping[int | None, int] = field(default_factory=dict)
     dry_run: bool = False
     batch_size: int = 500
 
@@ -73,9 +77,12 @@ class Replayer:
         self.connection = connection
         self.options = options
         self.progress = progress
+        self.serde = serde
         self.summary = Summary()
         self.log = get_logger(component="replay", group=options.group_id, dry_run=options.dry_run)
         self._interrupted = False
+        #: A dry run reads under this throwaway group, never committed to.
+        self._dry_group = f"{options.group_id}-dry-run-{uuid.uuid4().hex}"
         #: Records selected in batches not committed yet (``--max`` counts them with the summary's).
         self._selected_pending = 0
         self._decide = ReplayDecider(
@@ -84,7 +91,6 @@ class Replayer:
             overrides=overrides,
             selection=options.selection,
             max_replays=options.max_replays,
-            requarantine=options.requarantine,
             dry_run=options.dry_run,
             clean_topic=settings.clean_topic,
             quarantine_topic=settings.quarantine_topic,
@@ -118,7 +124,40 @@ class Replayer:
         """The run was stopped before its end; the next run goes on from the committed cursor."""
         return self._interrupted
 
+    def permissions(self) -> tuple[list[Permission], Permission | None]:
+        """What this run needs: (topics and groups, the transactional id or None for a dry run)."""
+        options, settings = self.options, self.settings
+        quarantine, clean = settings.quarantine_topic, settings.clean_topic
+        needed = [Permission(TOPIC, quarantine, "Read", "the quarantine topic, replayed")]
+        if options.dry_run:
+            needed += [
+                Permission(GROUP, options.group_id, "Describe", "the replay group, whose cursor a dry run reads"),
+                Permission(GROUP, self._dry_group, "Describe",
+                           f"a dry run's group: prefix {options.group_id}-dry-run-"),
+            ]
+        else:
+            needed += [
+                Permission(TOPIC, clean, "Write", "the clean topic: released records"),
+                Permission(TOPIC, quarantine, "Write", "the quarantine topic: records still lossy, or carried forward"),
+                Permission(GROUP, options.group_id, "Read", "the replay group: its cursor"),
+            ]
+        if options.rewind_to:
+            needed += [
+                Permission(TOPIC, clean, "Read", "the clean topic: --rewind-to looks for released records"),
+                Permission(GROUP, f"{options.group_id}-rewind-{uuid.uuid4().hex}", "Describe",
+                           f"a rewind's reader group: prefix {options.group_id}-rewind-"),
+            ]
+        if options.dry_run:
+            return needed, None
+        return needed, Permission(TRANSACTIONAL_ID, options.transactional_id, "Write", "the replay's transactions")
+
     def run(self) -> Summary:
+        needed, transactional_id = self.permissions()
+        check_permissions(
+            self.connection, needed, transactional_id=transactional_id, timeout_s=self.settings.shutdown_timeout_s
+        )
+        if self.options.rewind_to:
+            self.summary.rewind = self._rewinder().run()
         try:
             self._interrupted = not self.engine.run()
         finally:
@@ -129,6 +168,19 @@ class Replayer:
         fields = summary_fields(self.summary, dry_run=self.options.dry_run)
         self.log.info("replay finished", interrupted=self._interrupted, **fields)
         return self.summary
+
+    def _rewinder(self) -> Rewinder:
+        return Rewinder(
+            self.connection,
+            group_id=self.options.group_id,
+            transactional_id=self.options.transactional_id,
+            quarantine_topic=self.settings.quarantine_topic,
+            clean_topic=self.settings.clean_topic,
+            rewind_to=self.options.rewind_to,
+            serde=self.serde,
+            dry_run=self.options.dry_run,
+            timeout_s=self.settings.shutdown_timeout_s,
+        )
 
     # -- the engine's decide function and hooks ---------------------------------------------
 
@@ -170,7 +222,7 @@ class Replayer:
 
     def _consumer(self) -> Consumer:
         # A dry run reads under a throwaway group that never commits; the real group is only looked at.
-        group = f"{self.options.group_id}-dry-run-{uuid.uuid4().hex}" if self.options.dry_run else self.options.group_id
+        group = self._dry_group if self.options.dry_run else self.options.group_id
         extra: dict[str, object] = {"enable.partition.eof": True}
         if "session.timeout.ms" not in self.connection.extra:
             extra["session.timeout.ms"] = SESSION_TIMEOUT_MS

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, fields
 
+from .rewind import RewindCounts
+
 #: Outcomes of one record, as counted in the summary.
 RELEASED = "released"
 STILL_LOSSY = "still_lossy"
@@ -46,6 +48,8 @@ class Summary:
     changes: dict[str, Counter[tuple[str, str]]] = field(default_factory=lambda: defaultdict(Counter))
     #: Reasons of records still quarantined (lossy, too-large, ...).
     still_reasons: Counter[str] = field(default_factory=Counter)
+    #: What ``--rewind-to`` found behind the cursor (None: no rewind asked).
+    rewind: RewindCounts | None = None
 
     def add(self, outcome: Outcome) -> None:
         self.read += 1
@@ -79,6 +83,13 @@ def format_summary(summary: Summary, *, dry_run: bool) -> str:
         f"{would}requarantined: {summary.requarantined}",
         f"{would}carried forward: {summary.carried_forward}",
     ]
+    if summary.rewind is not None:
+        found = summary.rewind
+        lines += [
+            f"rewind, {would}brought back: {found.brought_back}",
+            f"rewind, already released: {found.already_released}",
+            f"rewind, still queued: {found.still_queued}",
+        ]
     if summary.still_reasons:
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(summary.still_reasons.items()))
         lines.append("still quarantined by reason: " + reasons)
@@ -87,7 +98,14 @@ def format_summary(summary: Summary, *, dry_run: bool) -> str:
 
 def summary_fields(summary: Summary, *, dry_run: bool) -> dict[str, object]:
     """The closing summary as the fields of the "replay finished" log line: ``format_summary``'s figures."""
-    return {**summary.counts(), "still_quarantined_by_reason": dict(summary.still_reasons), "dry_run": dry_run}
+    found: dict[str, object] = {
+        **summary.counts(),
+        "still_quarantined_by_reason": dict(summary.still_reasons),
+        "dry_run": dry_run,
+    }
+    if summary.rewind is not None:
+        found["rewind"] = vars(summary.rewind)
+    return found
 
 
 def format_hosts(summary: Summary) -> str:
