@@ -21,8 +21,9 @@ from .decoding import OverrideTable, media_family
 from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
-from .kafka.permissions import GROUP, TOPIC, TRANSACTIONAL_ID, Permission, check_permissions
-from .kafka.startup import wait_for_cluster
+from .kafka.exceptions import KafkaLayerError
+from .kafka.permissions import GROUP, TOPIC, TRANSACTIONAL_ID, MissingPermissions, Permission, check_permissions
+from .kafka.startup import REQUEST_TIMEOUT_S, wait_for_cluster
 from .observability.client_logs import client_logs
 from .observability.client_stats import ClientStats
 from .observability.health import HealthServer, Heartbeat
@@ -189,10 +190,19 @@ class App:
         def report(problem: str | None) -> None:
             self.heartbeat.beat()  # waiting for the broker is not a hung loop: liveness holds
             self._waiting = problem or ""
+            if problem is not None:
+                # A topic this user may not describe is missing from the metadata as if it did not exist:
+                # waiting would never end.  Once the cluster answers, a missing ACL ends the start instead.
+                try:
+                    self._check_permissions(timeout_s=REQUEST_TIMEOUT_S)
+                except MissingPermissions:
+                    raise
+                except KafkaLayerError:
+                    pass  # the cluster does not answer: the wait says so
 
         return wait_for_cluster(self.connection, topics, stop=self._stopped, report=report)
 
-    def _check_permissions(self) -> None:
+    def _check_permissions(self, timeout_s: float | None = None) -> None:
         """``MissingPermissions`` naming every ACL missing, before the group is joined: ``run`` exits 2 with it
         (a "cannot start" line), where a missing ACL used to show as a consumer reading nothing or a batch aborted."""
         settings = self.settings
@@ -205,9 +215,8 @@ class App:
         transactional_id = None
         if settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
             transactional_id = Permission(TRANSACTIONAL_ID, settings.transactional_id, "Write", "the transactions")
-        check_permissions(
-            self.connection, needed, transactional_id=transactional_id, timeout_s=settings.shutdown_timeout_s
-        )
+        timeout_s = timeout_s or settings.shutdown_timeout_s
+        check_permissions(self.connection, needed, transactional_id=transactional_id, timeout_s=timeout_s)
 
     def _why_not_ready(self) -> str:
         """Empty when ready (``/readyz`` 200); else the reason, the most fundamental first."""

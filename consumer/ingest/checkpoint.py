@@ -68,17 +68,17 @@ CHECKPOINT_READER_PREFIX = "crawl-decoder-ingest-checkpoints-"
 WATERMARK_READER_PREFIX = "crawl-decoder-ingest-watermarks-"
 
 
-def ensure_checkpoint_topic(connection: KafkaConnection, topic: str) -> None:
-    """Create the topic unless it exists: an existing one needs no Create permission."""
+def ensure_checkpoint_topic(connection: KafkaConnection, topic: str) -> bool:
+    """Create the topic unless it exists (an existing one needs no Create permission); True if created."""
     admin = make_admin(connection)
     try:
         found = admin.list_topics(topic, timeout=30).topics.get(topic)
     except KafkaException as exc:
         raise CheckpointError(f"cannot read metadata of checkpoint topic {topic!r}: {exc.args[0].str()}") from exc
     if found is not None and found.error is None:
-        return
+        return False
     try:
-        ensure_topics(admin, [topic], partitions=1, config=TOPIC_CONFIG)
+        return bool(ensure_topics(admin, [topic], partitions=1, config=TOPIC_CONFIG))
     except TopicCreationError as exc:
         cause = exc.__cause__
         if isinstance(cause, KafkaException) and cause.args[0].code() in _DENIED:

@@ -151,9 +151,11 @@ class Ingester:
         ]
 
     def run(self, paths: Sequence[str]) -> Tally:
-        _require_topic(self.connection, self.options.landing_topic)
-        ensure_checkpoint_topic(self.connection, self.options.checkpoint_topic)
+        # First: a topic this user may not describe looks as if it did not exist.
         check_permissions(self.connection, self.permissions())
+        _require_topic(self.connection, self.options.landing_topic)
+        if ensure_checkpoint_topic(self.connection, self.options.checkpoint_topic):
+            check_permissions(self.connection, self.permissions())  # on the topic just created
         store = CheckpointStore(self.connection, self.options.checkpoint_topic)
         try:
             for path in paths:

@@ -13,6 +13,8 @@ missing, the resource, and what the command needs it for.
   not exist is left to the command, which says so itself.
 - A group need not exist: the broker answers for the name (a prefixed ACL covers a throwaway
   group such as ``crawl-decoder-reader-<uuid>``; the check asks for the name the command uses).
+- A question the broker does not answer (a timeout, a coordinator not available) is no answer:
+  the command starts and meets the problem itself, as it would without the check.
 - Transactional ids have no such question in the Admin API of confluent-kafka: *transactional_id*
   is checked by starting a producer with it (``init_transactions``), which the command would do
   first anyway; a producer of that id still open elsewhere is fenced, as the command's own would be.
@@ -102,10 +104,8 @@ def _on_topics(admin: AdminClient, names: set[str], timeout_s: float) -> dict[tu
             code = exc.args[0].code()
             if code == KafkaError.TOPIC_AUTHORIZATION_FAILED:
                 allowed[(TOPIC, name)] = set()
-            elif code == KafkaError.UNKNOWN_TOPIC_OR_PART:
-                allowed[(TOPIC, name)] = None
             else:
-                raise _unanswered(f"topic {name!r}", exc) from exc
+                allowed[(TOPIC, name)] = None  # no such topic (the command says so), or no answer
     return allowed
 
 
@@ -129,7 +129,7 @@ def _on_groups(admin: AdminClient, wanted: set[str], timeout_s: float) -> dict[t
                 elif code in _RETRIABLE_GROUP_ERRORS and time.monotonic() < deadline:
                     again.append(name)
                 else:
-                    raise _unanswered(f"group {name!r}", exc) from exc
+                    allowed[(GROUP, name)] = None  # no answer
         names = again
         if names:
             time.sleep(0.2)  # the coordinator is loading: a moment, then ask again
@@ -143,12 +143,9 @@ def _may_use_transactional_id(connection: KafkaConnection, transactional_id: str
     try:
         producer.init_transactions(timeout_s)
     except KafkaException as exc:
-        if exc.args[0].code() == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
-            return False
-        raise _unanswered(f"transactional id {transactional_id!r}", exc) from exc
-    finally:
-        producer.flush(0)
-    return True
+        # Anything else (a coordinator that does not answer yet): the command's own start meets it.
+        return bool(exc.args[0].code() != KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    return True  # the producer produced nothing: dropping it sends nothing
 
 
 def _operations(authorized: list[AclOperation] | None) -> set[str] | None:
@@ -156,7 +153,3 @@ def _operations(authorized: list[AclOperation] | None) -> set[str] | None:
     if authorized is None:
         return None
     return {op.name.replace("_", " ").title().replace(" ", "") for op in authorized}
-
-
-def _unanswered(what: str, exc: KafkaException) -> KafkaConfigError:
-    return KafkaConfigError(f"cannot check the permissions on {what}: {exc.args[0].str()}")
