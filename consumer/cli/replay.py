@@ -91,7 +91,8 @@ dry run and progress:
 exit status:
   0 done; 1 stopped before the end (SIGTERM/SIGINT after the current batch) or a
   fatal Kafka error: run it again, it goes on from the committed offsets and
-  nothing is lost or duplicated; 2 invalid settings, overrides or arguments.
+  nothing is lost or duplicated; 2 invalid settings, overrides or arguments, or
+  a Kafka permission missing (each one named; docs/kafka.md lists them).
 """
 
 
