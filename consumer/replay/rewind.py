@@ -20,7 +20,9 @@ record is still queued), and a rerun of the same rewind finds them queued.
 
 The clean topic is read from the timestamp of the first record of the
 rewound span, less ``CLOCK_MARGIN_MS`` (the producers' clocks may differ):
-a record cannot be released before it was quarantined.
+a record cannot be released before it was quarantined.  If a clean partition
+no longer reaches back that far (retention deleted its start within the
+window), a record released then cannot be found: the rewind refuses.
 
 The copies are written by a transactional producer with the replay's
 ``transactional.id``, initialised before anything is read: a replay run of
@@ -189,8 +191,15 @@ class Rewinder:
                        timeout=self.timeout_s)
         spans = []
         for tp in found:
-            high = reader.get_watermark_offsets(TopicPartition(topic, tp.partition), self.timeout_s, cached=False)[1]
+            low, high = reader.get_watermark_offsets(TopicPartition(topic, tp.partition), self.timeout_s, cached=False)
             start = high if tp.offset in (-1, OFFSET_END) else tp.offset  # nothing since: an empty span
+            if 0 < low == start:
+                # The partition's oldest record left is already from the window: retention (or a deletion)
+                # may have taken records released in it, and they would be released again.
+                raise ReplayError(
+                    f"cannot rewind: partition {tp.partition} of the clean topic {topic!r} no longer holds what was"
+                    f" released before its offset {low}; rewind from a later quarantine offset"
+                )
             spans.append(Span(tp.partition, start, high))
         identities = set()
         for message in _read(reader, topic, spans, self.timeout_s):

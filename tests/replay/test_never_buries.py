@@ -164,3 +164,29 @@ def test_a_dry_run_rewind_counts_and_writes_nothing(quarantine, replay, outputs,
     assert outputs.ends() == ends
     status, out = replay("--rewind-to", "0")
     assert summary_of(out)["rewind, brought back"] == 2 and summary_of(out)["still lossy"] == 2
+
+
+def test_a_rewind_refuses_when_the_clean_topic_no_longer_reaches_back(
+    quarantine, replay, outputs, kafka_connection, settings_for, topics
+):
+    from consumer.kafka import make_admin, make_producer
+
+    quarantine(damaged_items(1))
+    topic, group = settings_for().quarantine_topic, f"{settings_for().group_id}-replay"
+    buried = make_consumer(kafka_connection, group)
+    try:
+        buried.commit(offsets=[TopicPartition(topic, 0, end_offsets(kafka_connection, topic)[0])], asynchronous=False)
+    finally:
+        buried.close()
+    # What retention does to the clean topic: its oldest records, from the rewound span's time, are gone.
+    producer = make_producer(kafka_connection)
+    for partition in (0, 1):
+        producer.produce(topics["clean"], b"released, then deleted", partition=partition)
+    assert producer.flush(30) == 0
+    deleted = make_admin(kafka_connection).delete_records([TopicPartition(topics["clean"], p, 1) for p in (0, 1)])
+    for future in deleted.values():
+        future.result()
+    ends = outputs.ends()
+    status, _ = replay("--rewind-to", "0")
+    assert status == 2 and "no longer holds what was released" in replay.err
+    assert outputs.ends() == ends, "nothing written"
