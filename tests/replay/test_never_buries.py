@@ -183,9 +183,10 @@ def test_a_rewind_refuses_when_the_clean_topic_no_longer_reaches_back(
     for partition in (0, 1):
         producer.produce(topics["clean"], b"released, then deleted", partition=partition)
     assert producer.flush(30) == 0
-    deleted = make_admin(kafka_connection).delete_records([TopicPartition(topics["clean"], p, 1) for p in (0, 1)])
+    admin = make_admin(kafka_connection)  # kept: the futures are answered through it
+    deleted = admin.delete_records([TopicPartition(topics["clean"], p, 1) for p in (0, 1)])
     for future in deleted.values():
-        future.result()
+        future.result(timeout=60)
     ends = outputs.ends()
     status, _ = replay("--rewind-to", "0")
     assert status == 2 and "no longer holds what was released" in replay.err
