@@ -191,7 +191,7 @@ def run_suggest(args: argparse.Namespace) -> int:
               "pass validation unnoticed", file=sys.stderr)
         return 2
     settings = _processor_settings(args)
-    _check_readers(settings, {settings.quarantine_topic: "quarantine"})
+    _check_readers(settings, {settings.quarantine_topic: "quarantine", settings.clean_topic: "clean"})
     try:
         records = _quarantine_window(args, settings)
     except (TimeoutError, LookupError, KafkaException) as exc:

@@ -399,7 +399,7 @@ def test_overrides_readers_work_with_the_listed_acls_and_stop_at_start_without_a
     argv, topics = {
         "report": (["overrides", "report", str(overrides), "--from-topic", "--config", "{config}"], ["clean"]),
         "recheck": (["overrides", "recheck", "a.example", "--config", "{config}"], ["clean", "quarantine"]),
-        "suggest": (["overrides", "suggest", "--config", "{config}"], ["quarantine"]),
+        "suggest": (["overrides", "suggest", "--config", "{config}"], ["quarantine", "clean"]),
     }[command]
     acls = reader_acls(*(names[t] for t in topics))
     grants.grant(acls)
