@@ -15,9 +15,10 @@ Real processes (``crawl-decoder run``, exactly-once) against a real broker, repl
 Two members share a landing topic of --partitions partitions fed at --rate records/s (1 KB UTF-8 pages),
 steadily, from before the members start to --after seconds past the replacement. Each record's latency is
 from its landing timestamp (CreateTime) to its output's (the processor's produce time, in the transaction
-that commits it). Printed per scenario: the latency before the step (p50, max: the steady state) and the
-largest latency of a record produced from the step's start on: the longest a record waited because of the
-rollout, i.e. the pause of the partitions the replaced member held. Also when the replacement took over.
+that commits it). Printed per scenario: the latency before the step (p50, max: the steady state, from 2 s after
+both members were ready) and the largest latency of a record produced from the step's start on: the longest a
+record waited because of the rollout, i.e. the pause of the partitions the replaced member held; the p99 after
+the step; and how long the replacement took to be ready (/readyz 200) from the step's start.
 Uses KAFKA_BOOTSTRAP_SERVERS, or starts a LocalBroker. No assertions: numbers only.
 """
 
@@ -127,7 +128,8 @@ class Feed:
 
     def run(self) -> None:
         serialize = AvroSerializer(SchemaStore(), "RawResponse")
-        producer = make_producer(self.connection, extra={"linger.ms": 5})
+        # Every delivery reported: its timestamp is the landing time measured from.
+        producer = make_producer(self.connection, extra={"linger.ms": 5, "delivery.report.only.error": False})
 
         def delivered(error, message) -> None:
             if error is None:
@@ -176,8 +178,7 @@ def scenario(name: str, connection: KafkaConnection, args: argparse.Namespace, l
     feeding.start()
     start = lambda pod: Member(pod, topics, group, static, connection.bootstrap_servers, logs)  # noqa: E731
     members = {pod: start(pod) for pod in ("pod-0", "pod-1")}
-    for member in members.values():
-        member.wait_ready()
+    ready = max(member.wait_ready() for member in members.values())
     time.sleep(args.before)  # the steady state before the step, measured below
     step = time.time()
     if name.startswith("deployment"):
@@ -197,7 +198,8 @@ def scenario(name: str, connection: KafkaConnection, args: argparse.Namespace, l
     out = outputs(connection, [topics["clean"], topics["quarantine"]], set(feed.sent), timeout=120)
     for member in members.values():
         member.terminate()
-    latencies_before = [out[k] - t for k, t in feed.sent.items() if k in out and t < step]
+    # The steady state: records produced once both members were ready, before the step.
+    latencies_before = [out[k] - t for k, t in feed.sent.items() if k in out and ready + 2 <= t < step]
     after = [out[k] - t for k, t in feed.sent.items() if k in out and t >= step]
     missing = len(set(feed.sent) - out.keys())
     return {
