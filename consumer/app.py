@@ -26,7 +26,7 @@ from .kafka.permissions import GROUP, TOPIC, TRANSACTIONAL_ID, MissingPermission
 from .kafka.startup import REQUEST_TIMEOUT_S, wait_for_cluster
 from .observability.client_logs import client_logs
 from .observability.client_stats import ClientStats
-from .observability.health import HealthServer, Heartbeat
+from .observability.health import HealthServer, Heartbeat, RouteServer
 from .observability.host_alarms import Alarm, HostAlarms, MojibakeAlarm, MojibakeAlarms, alarms_route
 from .observability.lag import LagMonitor
 from .observability.log_quota import LogQuota
@@ -41,7 +41,7 @@ from .overrides.shadow import ShadowStats
 from .processor.decide import Decider, Outcome
 from .processor.route import CLEAN, NOT_TEXT, QUARANTINE, SKIP, Router
 from .serialization.serde import build_serde
-from .settings import ProcessingMode, Settings
+from .settings import Alarms, ProcessingMode, Settings
 
 #: /healthz fails when the loop has not come round for this long (a stuck broker call, a deadlock).
 LIVENESS_WINDOW_S = 60.0
@@ -120,14 +120,22 @@ class App:
                 start_waiting=self._transactions_waiting,
             ),
         )
+        # Which hosts are behind a quarantine spike (metrics never carry host labels): crawled host names,
+        # with the scrapes, on a port of their own, or nowhere (the alarms setting).
+        alarms = {"/alarms": alarms_route(self.alarms, mojibake=self.mojibake)}
         self.http = HealthServer(
             settings.http_port,
             self.metrics,
             is_alive=lambda: self.heartbeat.alive(LIVENESS_WINDOW_S),
             is_ready=lambda: not self._why_not_ready(),
             why_not_ready=self._why_not_ready,
-            # Which hosts are behind a quarantine spike: metrics never carry host labels.
-            extra_routes={"/alarms": alarms_route(self.alarms, mojibake=self.mojibake)},
+            host=settings.http_host,
+            extra_routes=alarms if settings.alarms is Alarms.SHARED else None,
+        )
+        self.alarms_http = (
+            RouteServer(settings.alarms_host, settings.alarms_port, alarms, name="alarms-server")
+            if settings.alarms is Alarms.SEPARATE
+            else None
         )
         # The group's lag from the broker's offsets: the consumer's own statistic misses offsets
         # committed through the producer's transaction (consumer/observability/lag.py).
@@ -139,12 +147,20 @@ class App:
             settings.landing_topic,
             self.metrics,
             on_reading=self._lag_read,
+            # Each pod's own partitions: the stall alert names the pod holding a stalled one.
+            held=lambda: {partition for topic, partition in self.readiness.held() if topic == settings.landing_topic},
         )
 
     # -- lifecycle -----------------------------------------------------------
 
     def run(self) -> None:
         self.http.start()
+        if self.alarms_http is not None:
+            try:
+                self.alarms_http.start()
+            except Exception:
+                self.http.stop()
+                raise
         started = time.monotonic()
         # The decoders' tables, built at import, live as long as the process: frozen, the
         # collector's full collections no longer walk them. Garbage first, so none of it is
@@ -160,7 +176,10 @@ class App:
         self.log.info(
             "processor starting",
             mode=self.settings.processing_mode.value,
+            http_host=self.http.host,
             http_port=self.http.port,
+            alarms=self.settings.alarms.value,
+            alarms_port=self.alarms_http.port if self.alarms_http is not None else None,
             overrides=len(self.overrides.current) if self._refused is None else None,
             kafka=repr(self.connection),
         )
@@ -175,6 +194,8 @@ class App:
         finally:
             self._log_suppressed(final=True)
             self.lag.stop()
+            if self.alarms_http is not None:
+                self.alarms_http.stop()
             self.http.stop()
             self.log.info("processor stopped")
 
@@ -287,14 +308,17 @@ class App:
 
     def _assigned(self, parts: list[TopicPartition]) -> None:
         self.readiness.assigned(_keys(parts))
+        self.metrics.partitions_assigned(_keys(parts))
         self._rebalanced("assigned", parts)
 
     def _revoked(self, parts: list[TopicPartition]) -> None:
         self.readiness.released(_keys(parts))
+        self.metrics.partitions_released(_keys(parts))
         self._rebalanced("revoked", parts)
 
     def _lost(self, parts: list[TopicPartition]) -> None:
         self.readiness.released(_keys(parts))
+        self.metrics.partitions_released(_keys(parts))
         self._rebalanced("lost", parts)
 
     def _lag_read(self, failure: str | None) -> None:

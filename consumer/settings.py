@@ -44,6 +44,17 @@ class NonText(str, enum.Enum):
     QUARANTINE = "quarantine"
 
 
+class Alarms(str, enum.Enum):
+    """Where ``/alarms`` (the hosts behind a quarantine spike: crawled host names) is served."""
+
+    #: On ``http_port`` with ``/metrics``: whoever can scrape reads it.
+    SHARED = "shared"
+    #: On ``alarms_host``:``alarms_port`` alone (the chart: the pod's loopback, reached by port-forward).
+    SEPARATE = "separate"
+    #: Nowhere (the "host quarantine rate high" log lines still name the hosts).
+    OFF = "off"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Settings:
     landing_topic: str = "crawl.raw"
@@ -60,7 +71,14 @@ class Settings:
     max_body_bytes: int = 16 * MIB
     batch_size: int = 500
     batch_timeout_ms: int = 200
+    #: The address /metrics, /healthz and /readyz listen on: 0.0.0.0 (every IPv4 address), :: (every IPv6
+    #: address, and IPv4 too on a dual-stack host), or one address.
+    http_host: str = "0.0.0.0"
     http_port: int = 9102
+    alarms: Alarms = Alarms.SHARED
+    #: Where /alarms listens when ``alarms`` is separate (port 0 picks a free one).
+    alarms_host: str = "127.0.0.1"
+    alarms_port: int = 9103
     overrides_path: str = "/etc/crawl-decoder/overrides.yaml"
     schemas_dir: str = ""
     #: Extra ``*.avsc`` known only as writer schemas (a crawler's newer RawResponse), never as our readers.
@@ -108,8 +126,18 @@ class Settings:
         for name in ("max_body_bytes", "batch_size", "batch_timeout_ms"):
             if getattr(self, name) <= 0:
                 yield f"{name} must be positive"
-        if not 0 < self.http_port < 65536 and self.http_port != 0:
-            yield "http_port must be a TCP port (0 picks a free one)"
+        for name in ("http_port", "alarms_port"):
+            if not 0 <= getattr(self, name) < 65536:
+                yield f"{name} must be a TCP port (0 picks a free one)"
+        for name in ("http_host", "alarms_host"):
+            if not getattr(self, name):
+                yield f"{name} must not be empty (0.0.0.0 or :: for every address)"
+        if (
+            self.alarms is Alarms.SEPARATE
+            and self.alarms_port == self.http_port != 0
+            and self.alarms_host == self.http_host
+        ):
+            yield "alarms_port must differ from http_port when alarms is separate"
         if self.shutdown_timeout_s <= 0:
             yield "shutdown_timeout_s must be positive"
         if self.not_ready_after_s <= 0:
@@ -194,7 +222,7 @@ def _without_userinfo(url: str) -> str:
 
 _FIELDS = {field.name: field for field in dataclasses.fields(Settings)}
 #: Settings whose value is one of an enumeration's; a plain string is coerced (a bad one is a ConfigError).
-_ENUM_FIELDS = {"processing_mode": ProcessingMode, "non_text": NonText}
+_ENUM_FIELDS: dict[str, type[enum.Enum]] = {"processing_mode": ProcessingMode, "non_text": NonText, "alarms": Alarms}
 
 
 def _read_file(path: Path) -> dict[str, Any]:
@@ -222,7 +250,7 @@ def _coerce(name: str, value: Any) -> Any:
     default = Settings.__dataclass_fields__[name]
     kind = type(default.default) if default.default is not dataclasses.MISSING else str
     try:
-        if kind in (ProcessingMode, NonText):
+        if kind in _ENUM_FIELDS.values():
             return kind(str(value).lower())
         if kind in (int, float) and isinstance(value, bool):
             raise TypeError("a boolean is not a number")  # YAML `true` would otherwise pass as 1 or "True"
@@ -235,6 +263,7 @@ def _coerce(name: str, value: Any) -> Any:
         return str(value)
     except (TypeError, ValueError) as exc:
         choices = ""
-        if kind in (ProcessingMode, NonText):
-            choices = " (one of " + ", ".join(member.value for member in kind) + ")"
+        enum_kind = _ENUM_FIELDS.get(name)
+        if enum_kind is not None:
+            choices = " (one of " + ", ".join(member.value for member in enum_kind) + ")"
         raise ConfigError(f"setting {name}: {value!r} is not a valid {kind.__name__}{choices}") from exc

@@ -14,15 +14,26 @@ message that named no broker and said "retry" while exiting, and left the
 at-least-once one waiting for ever with nothing logged; a missing landing topic
 gave a member that is ready but reads nothing.  Metadata is the one request that
 needs no group, coordinator or topic, and says which of them is missing.
+
+The metadata request itself fails with only "Broker transport failure"; the
+cause comes to the client's ``error_cb``: a SASL handshake refused (SASL
+against a plaintext listener, bad credentials), a TLS handshake that failed
+(TLS against a plaintext listener, a certificate not trusted), an OIDC token
+endpoint that does not answer.  ``ClientErrors`` keeps the most telling of an
+attempt's errors, and the problem names it ("authentication failed: ...",
+"TLS failed: ...", "OIDC token not acquired: ..."), in the log and on
+``/readyz``.  The client's own log lines stay off: every refused connection
+would repeat the same error a hundred times a minute.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 
-from confluent_kafka import KafkaException
+from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from ..observability.logging import get_logger
@@ -61,13 +72,15 @@ def wait_for_cluster(
     """
     log = get_logger(component="startup", bootstrap_servers=connection.bootstrap_servers)
     # The clients' own lines would repeat ours for every refused connection: this loop says it once.
-    admin = make_admin(connection, extra={"log_level": 0, "error_cb": _ignore})
+    errors = ClientErrors()
+    admin = make_admin(connection, extra={"log_level": 0, "error_cb": errors.heard})
     said: tuple[str, float] | None = None  # the last problem logged, and when
     attempts = 0
     started = time.monotonic()
     while not stop.is_set():
         attempts += 1
-        problem, detail = _problem(admin, connection, topics)
+        errors.clear()
+        problem, detail = _problem(admin, connection, topics, errors)
         report(problem)
         if problem is None:
             if said is not None:
@@ -82,18 +95,69 @@ def wait_for_cluster(
     return False
 
 
-def _problem(admin: AdminClient, connection: KafkaConnection, topics: Sequence[str]) -> tuple[str | None, str]:
+def _problem(
+    admin: AdminClient, connection: KafkaConnection, topics: Sequence[str], errors: ClientErrors
+) -> tuple[str | None, str]:
     """What keeps the processor from starting (None: nothing), and what was tried."""
     tried = f"a metadata request to {connection.bootstrap_servers} (timeout {REQUEST_TIMEOUT_S:g} s)"
     try:
         missing = missing_topics(admin, topics)
     except KafkaException as exc:
-        return f"kafka at {connection.bootstrap_servers} does not answer: {exc.args[0].str()}", tried
+        admin.poll(0)  # serves the error callbacks still queued
+        problem = f"kafka at {connection.bootstrap_servers} does not answer: {exc.args[0].str()}"
+        cause = errors.cause()
+        return (f"{problem}: {cause}" if cause else problem), tried
     if missing:
         names = ", ".join(missing)
         return f"topic(s) {names} do not exist on kafka at {connection.bootstrap_servers}", tried
     return None, tried
 
 
-def _ignore(_error: object) -> None:
-    pass
+# librdkafka appends how long the connection had been in its state: a new number on every attempt.
+_STATE_SUFFIX = re.compile(r"\s*\(after \d+ms in state [A-Z_]+[^)]*\)")
+_OIDC = re.compile(r"OAUTHBEARER token|OIDC", re.IGNORECASE)
+
+
+class ClientErrors:
+    """The errors a client's ``error_cb`` reported since ``clear()``, reduced to the most telling one.
+
+    Called from the client's threads (``heard``) and read by the waiting loop, hence the lock.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._best: tuple[int, str] | None = None  # rank, text
+
+    def heard(self, error: KafkaError) -> None:
+        """The ``error_cb``: keep *error* if it tells more than the one kept."""
+        found = _named(error)
+        if found is None:
+            return
+        with self._lock:
+            if self._best is None or found[0] > self._best[0]:
+                self._best = found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._best = None
+
+    def cause(self) -> str | None:
+        """The kept error, named ("authentication failed: ..."), or None."""
+        with self._lock:
+            return None if self._best is None else self._best[1]
+
+
+def _named(error: KafkaError) -> tuple[int, str] | None:
+    """(rank, text) of an error that says why the cluster does not answer; None for one that does not
+    ("1/1 brokers are down" is what every cause ends in).  A higher rank tells more."""
+    text = _STATE_SUFFIX.sub("", error.str())
+    code = error.code()
+    if code == KafkaError._AUTHENTICATION:
+        if _OIDC.search(text):
+            return 5, f"OIDC token not acquired: {text}"
+        return 4, f"authentication failed: {text}"
+    if code == KafkaError._SSL or "SSL" in text:
+        return 3, f"TLS failed: {text}"
+    if code in (KafkaError._TRANSPORT, KafkaError._RESOLVE):
+        return 2, text
+    return None

@@ -8,10 +8,18 @@ never waits for a scrape.
 
 ``Heartbeat`` is how liveness notices a stuck loop: the loop calls ``beat()``
 every iteration and ``is_alive`` checks ``heartbeat.alive(max_age_s)``.
+
+``RouteServer`` is the server itself, on any address: an IPv4 one
+(``0.0.0.0``: all of them), or an IPv6 one (``::``: all of them, and the IPv4
+ones too where the host has both, as a dual-stack socket).  ``HealthServer`` is
+a ``RouteServer`` with the three routes; ``/alarms`` can have a ``RouteServer``
+of its own on another address and port (the ``alarms`` setting).
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -119,8 +127,85 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     routes: Mapping[str, Route]
 
+    def __init__(self, address: tuple[str, int], family: socket.AddressFamily) -> None:
+        self.address_family = family  # read by the base class when it makes the socket
+        super().__init__(address, _Handler)
 
-class HealthServer:
+    def server_bind(self) -> None:
+        if self.address_family == socket.AF_INET6:
+            # "::" takes IPv4 connections too (as ::ffff:a.b.c.d) where the host allows it; an IPv6-only host
+            # refuses the option, and the socket stays IPv6 only.
+            with contextlib.suppress(OSError):
+                self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
+
+
+def address_family(host: str) -> socket.AddressFamily:
+    """IPv6 for an IPv6 address (``::``, ``::1``, ``fd00::5``), else IPv4 (an address or a host name)."""
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+class RouteServer:
+    """Serves *routes* (path -> ``Route``) over HTTP on *host*:*port* in a daemon thread.
+
+    Nothing binds until ``start()``; *port* 0 picks a free port, read back from ``port``.
+    """
+
+    def __init__(self, host: str, port: int, routes: Mapping[str, Route], *, name: str = "http-server") -> None:
+        if not 0 <= port < 65536:
+            raise ObservabilityConfigError(f"port {port} is not a TCP port (0 picks a free one)")
+        if not host:
+            raise ObservabilityConfigError("the address to listen on must not be empty (0.0.0.0 or :: for all)")
+        for path in routes:
+            if not path.startswith("/"):
+                raise ObservabilityConfigError(f"route {path!r} must start with '/'")
+        self._address = (host, port)
+        self._routes = dict(routes)
+        self._name = name
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def host(self) -> str:
+        return self._address[0]
+
+    @property
+    def port(self) -> int:
+        """The bound port once started (the real one when 0 was asked), else the configured one."""
+        if self._server is None:
+            return self._address[1]
+        return int(self._server.server_address[1])
+
+    def start(self) -> None:
+        if self._server is not None:
+            return
+        host, port = self._address
+        try:
+            server = _Server(self._address, address_family(host))
+        except OSError as exc:
+            shown = f"[{host}]" if ":" in host else host
+            raise HealthServerError(f"cannot listen on {shown}:{port}: {exc}") from exc
+        server.routes = self._routes
+        self._server = server
+        # A short poll interval only bounds how long stop() waits; the thread sleeps in select().
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.1}, name=self._name, daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket; safe to call twice or before ``start``."""
+        server, thread = self._server, self._thread
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        if thread is not None:
+            thread.join()
+        self._server = self._thread = None
+
+
+class HealthServer(RouteServer):
     """Serves ``/metrics``, ``/healthz``, ``/readyz`` and *extra_routes* over HTTP.
 
     Nothing binds until ``start()``; *port* 0 picks a free port, read back from
@@ -141,51 +226,11 @@ class HealthServer:
         host: str = "0.0.0.0",
         extra_routes: Mapping[str, Route] | None = None,
     ) -> None:
-        if not 0 <= port < 65536:
-            raise ObservabilityConfigError(f"health port {port} is not a TCP port (0 picks a free one)")
-        self._address = (host, port)
-        metrics.track_readiness(is_ready)
-        self._routes: dict[str, Route] = {
+        routes: dict[str, Route] = {
             "/metrics": _metrics_route(metrics),
             "/healthz": _probe(is_alive),
             "/readyz": _probe(is_ready, why_not_ready),
         }
-        for path, route in (extra_routes or {}).items():
-            if not path.startswith("/"):
-                raise ObservabilityConfigError(f"route {path!r} must start with '/'")
-            self._routes[path] = route
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        """The bound port once started (the real one when 0 was asked), else the configured one."""
-        if self._server is None:
-            return self._address[1]
-        return self._server.server_address[1]
-
-    def start(self) -> None:
-        if self._server is not None:
-            return
-        try:
-            server = _Server(self._address, _Handler)
-        except OSError as exc:
-            raise HealthServerError(f"cannot listen on {self._address[0]}:{self._address[1]}: {exc}") from exc
-        server.routes = self._routes
-        self._server = server
-        # A short poll interval only bounds how long stop() waits; the thread sleeps in select().
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="health-server", daemon=True
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stop serving and close the socket; safe to call twice or before ``start``."""
-        server, thread = self._server, self._thread
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        if thread is not None:
-            thread.join()
-        self._server = self._thread = None
+        routes.update(extra_routes or {})
+        super().__init__(host, port, routes, name="health-server")
+        metrics.track_readiness(is_ready)

@@ -50,9 +50,17 @@ committed offset itself is exported too
 group makes progress, which the stall alert asks.  A partition the group never
 committed is read from its log start (``auto.offset.reset=earliest``), and an
 offset below the log start points at records retention already deleted, which
-the consumer would skip.  The same in both processing modes, for every
-partition of the topic: each instance reports the whole group's lag, so
-aggregate with ``max by (topic, partition)``, never ``sum`` over instances.
+the consumer would skip.  The same in both processing modes.
+
+Which partitions: with *held* (the processor's), only those this instance
+holds, so each pod reports the lag of its own partitions: a stalled partition's
+series carry the scrape's ``pod`` label of the pod holding it, and the group's
+lag is the sum over pods.  A partition no pod holds has no series then (a
+rebalance of a few seconds, or a group with no member left: the readiness and
+absence alerts cover those).  During a rebalance two pods may report one
+partition for a reading, so alerts still aggregate ``max by (topic,
+partition)`` before they sum.  Without *held* (tools, tests), every partition
+of the topic.
 
 Not the admin client's ``list_consumer_group_offsets``: librdkafka (up to 2.x
 at least) dereferences a null consumer group when an admin client's OffsetFetch
@@ -70,7 +78,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -148,9 +156,10 @@ class LagMonitor:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         clock: Callable[[], float] = time.time,
         on_reading: Callable[[str | None], None] | None = None,
+        held: Callable[[], Collection[int]] | None = None,
     ) -> None:
         """*on_reading* hears each reading's failure, or None when one succeeded (readiness: the
-        broker answers)."""
+        broker answers); *held*, the partitions of *topic* this instance holds now (None: all)."""
         if interval_s <= 0 or timeout_s <= 0:
             raise ObservabilityConfigError(f"lag interval ({interval_s}) and timeout ({timeout_s}) must be positive")
         self._consumer_factory = consumer_factory
@@ -170,6 +179,7 @@ class LagMonitor:
         # is for) is not fetched again. Kept for the offsets of the last reading only.
         self._first_found: dict[tuple[str, int, int], int] = {}
         self._on_reading = on_reading or _ignore
+        self._held = held
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -227,7 +237,12 @@ class LagMonitor:
         ``LagUnavailable``."""
         ends_reader, offsets_reader = self._client(READ_COMMITTED), self._client(READ_UNCOMMITTED)
         try:
-            partitions = self._partitions(ends_reader)
+            partitions = self._partitions(ends_reader)  # also the check that the cluster answers
+            if self._held is not None:
+                own = set(self._held())
+                partitions = [p for p in partitions if p in own]
+            if not partitions:
+                return {}
             committed = self._committed(offsets_reader, partitions)
             stable = {p: self._watermarks(ends_reader, p) for p in partitions}
             high = {p: self._watermarks(offsets_reader, p)[1] for p in partitions}

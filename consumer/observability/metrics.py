@@ -205,10 +205,17 @@ class Metrics:
         self._lag = self._gauge(
             "consumer_lag",
             "Records of the landing topic the consumer group has not committed yet: the partition's last "
-            "stable offset (read_committed high watermark) minus the group's committed offset. Every "
-            "instance reports the whole group's lag; aggregate with max by (topic, partition).",
+            "stable offset (read_committed high watermark) minus the group's committed offset. Each "
+            "instance reports the partitions it holds; sum over instances for the group.",
             ("topic", "partition"),
         )
+        self._assigned = self._gauge(
+            "partition_assigned",
+            "1 for each partition of the landing topic this instance holds (assigned to its consumer and not "
+            "revoked or lost since); the scrape's pod label says which pod holds it.",
+            ("topic", "partition"),
+        )
+        self._assigned_lock = threading.Lock()
         self._lag_uncommitted = self._gauge(
             "consumer_lag_uncommitted",
             "Records of the landing topic past the group's committed offset up to the high watermark: the lag "
@@ -431,6 +438,21 @@ class Metrics:
     def transaction(self, result: str) -> None:
         """Count one transaction: committed, aborted or retried."""
         self._transactions.labels(result=_closed("result", result, TRANSACTION_RESULTS)).inc()
+
+    def partitions_assigned(self, partitions: Iterable[tuple[str, int]]) -> None:
+        """Partitions added to this instance's assignment (an incremental assign adds to what it held)."""
+        with self._assigned_lock:
+            for topic, partition in partitions:
+                self._assigned.labels(topic, str(partition)).set(1)
+
+    def partitions_released(self, partitions: Iterable[tuple[str, int]]) -> None:
+        """Partitions revoked or lost: their series go (no 0 left behind for a partition held elsewhere)."""
+        with self._assigned_lock:
+            for topic, partition in partitions:
+                try:
+                    self._assigned.remove(topic, str(partition))
+                except KeyError:  # not held here (a revoke of what an earlier lost already took)
+                    pass
 
     def rebalance(self, event: str) -> None:
         """Count one rebalance callback of the processor's consumer: assigned, revoked or lost."""

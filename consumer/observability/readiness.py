@@ -82,6 +82,11 @@ class Readiness:
             if not self._held and self._empty_since is None:
                 self._empty_since = self._clock()
 
+    def held(self) -> frozenset[tuple[str, int]]:
+        """The (topic, partition) pairs held now."""
+        with self._lock:
+            return frozenset(self._held)
+
     def problem(self) -> str | None:
         """Why the processor is not ready now, once a problem has lasted *after_s*; None when it is."""
         with self._lock:

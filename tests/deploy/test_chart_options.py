@@ -253,7 +253,9 @@ def test_network_policy_covers_the_processor_and_replay_pods_only(all_on_manifes
 
 
 def test_network_policy_lets_in_only_the_metrics_port_from_the_given_peers(all_on_manifests):
-    (rule,) = only(all_on_manifests, "NetworkPolicy")["spec"]["ingress"]
+    # The other ingress rule of values-all-on is /alarms's own port (tests/deploy/test_operations.py).
+    rule, alarms = only(all_on_manifests, "NetworkPolicy")["spec"]["ingress"]
+    assert alarms["ports"] == [{"port": "alarms", "protocol": "TCP"}]
     container_ports = {p["name"] for p in _pod_spec(all_on_manifests)["containers"][0]["ports"]}
     (port,) = rule["ports"]
     assert port["port"] in container_ports
@@ -494,10 +496,12 @@ def statefulset_manifests(render):
     return render(values_files=[VALUES_ALL_ON], set_values={"workload.kind": "StatefulSet"})
 
 
-def test_a_statefulset_runs_the_same_pods_under_names_that_survive_rollouts(statefulset_manifests, all_on_manifests):
+def test_a_statefulset_runs_the_same_pods_under_names_that_survive_rollouts(statefulset_manifests, render):
     assert not of_kind(statefulset_manifests, "Deployment")
     statefulset = only(statefulset_manifests, "StatefulSet")
-    deployment = only(all_on_manifests, "Deployment")
+    # The same pods as a Deployment's with static membership, which a StatefulSet has by default.
+    static = render(values_files=[VALUES_ALL_ON], set_values={"kafka.staticMembership": True})
+    deployment = only(static, "Deployment")
     assert statefulset["spec"]["template"] == deployment["spec"]["template"]
     assert statefulset["spec"]["selector"] == deployment["spec"]["selector"]
     # group.instance.id and transactional.id are the pod name: <fullname>-<ordinal>, stable.

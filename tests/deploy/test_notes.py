@@ -84,3 +84,17 @@ def test_notes_name_the_alerts_and_the_dashboard_only_when_switched_on(render_no
     assert 'ConfigMap "cd-crawl-decoder-dashboard"' in notes
     notes, _ = render_notes()
     assert "PrometheusRule" not in notes and "dashboard" not in notes
+
+
+def test_notes_say_when_the_release_is_paused_and_how_to_resume(render_notes):
+    notes, _ = render_notes(set_values={**REQUIRED_VALUES, "paused": True})
+    assert "PAUSED (paused: true)" in notes and "--set paused=false" in notes
+    notes, _ = render_notes(set_values=REQUIRED_VALUES)
+    assert "PAUSED" not in notes
+
+
+def test_notes_tell_how_to_reach_alarms_on_the_pods_loopback(render_notes):
+    notes, _ = render_notes(set_values=REQUIRED_VALUES)
+    assert "port-forward pod/<pod> 9103:9103" in notes and "http://127.0.0.1:9103/alarms" in notes
+    notes, _ = render_notes(set_values={**REQUIRED_VALUES, "settings.alarms": "shared"})
+    assert "9103" not in notes

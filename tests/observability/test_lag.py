@@ -9,6 +9,7 @@ from confluent_kafka import TopicPartition
 from consumer.app import App
 from consumer.kafka import KafkaConnection, make_consumer, make_producer
 from consumer.observability.lag import LagMonitor, lag_of
+from consumer.observability.metrics import Metrics
 
 from .scrape import samples, scrape, value, wait_for
 
@@ -144,19 +145,26 @@ def test_the_processors_lag_gauge_tells_the_truth(
     def fast(app) -> None:
         app.lag.interval_s = 0.5
 
-    # Read before any processor works: an App's monitor alone, its loop not running.
-    first_look = App(settings, kafka_connection)
-    assert sum(first_look.lag.refresh().values()) == 45
-    assert sum(lag_series(samples(first_look.metrics), landing).values()) == 45
+    # Read before any processor works. An App's monitor reports the partitions its App holds: none before its
+    # loop runs. The group's whole lag: a monitor of every partition, as a tool reads it.
+    idle = App(settings, kafka_connection)
+    assert idle.lag.refresh() == {} and lag_series(samples(idle.metrics), landing) == {}
+    group_metrics = Metrics()
+    first_look = monitor(kafka_connection, settings.group_id, landing, group_metrics)
+    assert sum(first_look.refresh().values()) == 45
+    assert sum(lag_series(samples(group_metrics), landing).values()) == 45
+    first_look.stop()
 
     app = running_app(settings, before_run=fast)
     wait_for(lambda: lag_series(scrape(app.http.port), landing) == {0: 0, 1: 0, 2: 0}, "lag 0 once processed", 120)
     running_app.stop(app)
 
     produce_pages(landing, 17, start=45)
-    restarted = App(settings, kafka_connection)
-    assert restarted.lag.refresh() is not None
-    assert sum(lag_series(samples(restarted.metrics), landing).values()) == 17
+    group_metrics = Metrics()
+    restarted = monitor(kafka_connection, settings.group_id, landing, group_metrics)
+    assert restarted.refresh() is not None
+    assert sum(lag_series(samples(group_metrics), landing).values()) == 17
+    restarted.stop()
 
     app = running_app(settings, before_run=fast)
     wait_for(lambda: lag_series(scrape(app.http.port), landing) == {0: 0, 1: 0, 2: 0}, "lag 0 after restart", 120)

@@ -176,6 +176,29 @@ job-name label of its pods carries it).
 {{- end }}
 
 {{/*
+"true" when the pods join with static membership (group.instance.id = pod name),
+else empty: kafka.staticMembership, or when it is null, the workload kind (a
+StatefulSet's pod names survive a rollout; a Deployment's do not, and its
+replaced pods' partitions would wait out the session timeout).
+*/}}
+{{- define "crawl-decoder.staticMembership" -}}
+{{- $static := .Values.kafka.staticMembership }}
+{{- if kindIs "invalid" $static }}
+{{- $static = eq .Values.workload.kind "StatefulSet" }}
+{{- end }}
+{{- if $static }}true{{ end }}
+{{- end }}
+
+{{/*
+"true" when /alarms has a port of its own that other pods can reach (settings.alarms
+separate on an address other than the loopback), else empty. On the loopback
+(the default) only kubectl port-forward and exec reach it.
+*/}}
+{{- define "crawl-decoder.alarmsListens" -}}
+{{- if and (eq .Values.settings.alarms "separate") (not (has .Values.settings.alarmsHost (list "127.0.0.1" "::1" "localhost"))) }}true{{ end }}
+{{- end }}
+
+{{/*
 Checks no JSON schema can express: they compare two values.
 */}}
 {{- define "crawl-decoder.validate" -}}
@@ -214,6 +237,9 @@ Checks no JSON schema can express: they compare two values.
 {{- if not (has .Values.workload.kind (list "Deployment" "StatefulSet")) }}
 {{- fail (printf "workload.kind is %q: Deployment or StatefulSet" .Values.workload.kind) }}
 {{- end }}
+{{- if and (eq .Values.settings.alarms "separate") (eq (int .Values.settings.alarmsPort) (int .Values.settings.httpPort)) }}
+{{- fail (printf "settings.alarmsPort (%v) must differ from settings.httpPort when settings.alarms is separate" .Values.settings.alarmsPort) }}
+{{- end }}
 {{- if and .Values.replay.enabled (not .Values.replay.runId) }}
 {{- fail "replay.enabled needs replay.runId: a short name of this replay run (e.g. 2027-03-31-sjis). The Job is named after it, so an upgrade with the same runId leaves the finished Job alone and a new runId starts a new run" }}
 {{- end }}
@@ -237,7 +263,7 @@ existing Secrets by reference, never as values.
   valueFrom:
     fieldRef:
       fieldPath: metadata.name
-{{- if .Values.kafka.staticMembership }}
+{{- if include "crawl-decoder.staticMembership" . }}
 # The same stable name as the group.instance.id: a restarted container rejoins as
 # the member it was and gets its partitions back without a rebalance.
 - name: CRAWL_DECODER_GROUP_INSTANCE_ID

@@ -51,6 +51,12 @@ spec:
         - name: http
           containerPort: {{ .Values.settings.httpPort }}
           protocol: TCP
+        {{- if include "crawl-decoder.alarmsListens" . }}
+        # /alarms alone (settings.alarms separate, on an address other pods can reach).
+        - name: alarms
+          containerPort: {{ .Values.settings.alarmsPort }}
+          protocol: TCP
+        {{- end }}
       env:
         {{- include "crawl-decoder.env" . | nindent 8 }}
       {{- with .Values.extraEnvFrom }}
