@@ -13,6 +13,11 @@
  * mixed_pairs(sample, classes) -> int
  *     classes a 256-byte translate table marking bytes "a" (ASCII letters), "n" (the encoding's
  *             non-Latin letters) or anything else; the adjacent pairs of sample marked "an" or "na"
+ * pair_sum(sample, classes, weights) -> float
+ *     classes a 256-byte table of class numbers below 16; weights an array('d') of 256 entries; the
+ *             sum, over the adjacent pairs (x, y) of sample where x or y is >= 0x80, of
+ *             weights[16 * classes[x] + classes[y]]: counted per entry first, then count * weight
+ *             added in the entries' order
  * high_byte_count(data) -> int
  *     how many bytes of data are >= 0x80
  * first_high_byte(data) -> int
@@ -369,6 +374,77 @@ static PyObject *py_mixed_pairs(PyObject *module, PyObject *const *args, Py_ssiz
     return PyLong_FromSsize_t(pairs);
 }
 
+/* pair_sum: pairs with a high byte, counted per pair of classes; an all-ASCII word after an ASCII byte
+ * holds none and is skipped (after a high byte only the pair across its start counts). */
+static PyObject *py_pair_sum(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "pair_sum(sample, classes, weights) takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer sample, classes, weights;
+    if (PyObject_GetBuffer(args[0], &sample, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &classes, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&sample);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &weights, PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&classes);
+        PyBuffer_Release(&sample);
+        return NULL;
+    }
+    const unsigned char *table = classes.buf;
+    int valid = classes.len == 256 && weights.len == 256 * (Py_ssize_t)sizeof(double) && weights.format != NULL
+                && strcmp(weights.format, "d") == 0;
+    for (int byte = 0; valid && byte < 256; byte++)
+        valid = table[byte] < 16;
+    if (!valid) {
+        PyBuffer_Release(&weights);
+        PyBuffer_Release(&classes);
+        PyBuffer_Release(&sample);
+        PyErr_SetString(PyExc_ValueError, "classes must be 256 class numbers below 16, weights an array('d') of 256");
+        return NULL;
+    }
+    Py_ssize_t counts[256] = {0};
+    const unsigned char *in = sample.buf;
+    Py_ssize_t n = sample.len, k = 1;
+    unsigned previous = n ? in[0] : 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, in + k, 8);
+        if (!(word & HIGH_BITS)) {
+            if (previous >= 0x80)
+                counts[16 * table[previous] + table[in[k]]]++;
+            previous = in[k + 7];
+            continue;
+        }
+        for (int i = 0; i < 8; i++) {
+            unsigned current = in[k + i];
+            if ((previous | current) >= 0x80)
+                counts[16 * table[previous] + table[current]]++;
+            previous = current;
+        }
+    }
+    for (; k < n; k++) {
+        unsigned current = in[k];
+        if ((previous | current) >= 0x80)
+            counts[16 * table[previous] + table[current]]++;
+        previous = current;
+    }
+    const double *weight = weights.buf;
+    double total = 0.0;
+    for (int index = 0; index < 256; index++) {
+        double product = (double)counts[index] * weight[index];
+        total += product;
+    }
+    PyBuffer_Release(&weights);
+    PyBuffer_Release(&classes);
+    PyBuffer_Release(&sample);
+    return PyFloat_FromDouble(total);
+}
+
 /* high_byte_count: bytes >= 0x80, eight at a time (each byte's top bit moved to the word's low
  * byte by a multiply: the eight bits sum without carries into bits 56-63). */
 static PyObject *py_high_byte_count(PyObject *module, PyObject *data)
@@ -722,8 +798,9 @@ static PyMethodDef methods[] = {
     {"squeeze", py_squeeze, METH_O, "squeeze(data, /)\n--\n\ndata with each run of ASCII bytes cut to its first two bytes, its last three kept."},
     {"mixed_pairs", (PyCFunction)(void (*)(void))py_mixed_pairs, METH_FASTCALL,
      "mixed_pairs(sample, classes, /)\n--\n\nAdjacent pairs of sample its classes mark \"an\" or \"na\"."},
-    {"first_high_byte", py_first_high_byte, METH_O,
-     "first_high_byte(data, /)\n--\n\nThe index of data's first byte >= 0x80, or -1."},
+    {"pair_sum", (PyCFunction)(void (*)(void))py_pair_sum, METH_FASTCALL,
+     "pair_sum(sample, classes, weights, /)\n--\n\nSum of weights[16 * classes[x] + classes[y]] over the "
+     "adjacent pairs (x, y) of sample holding a byte >= 0x80."},
     {"first_high_byte", py_first_high_byte, METH_O,
      "first_high_byte(data, /)\n--\n\nThe index of data's first byte >= 0x80, or -1."},
     {"high_byte_count", py_high_byte_count, METH_O, "high_byte_count(data, /)\n--\n\nHow many bytes of data are >= 0x80."},

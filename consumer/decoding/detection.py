@@ -113,8 +113,8 @@ _SCORING_CODECS: dict[str, str] = ENCODERS
 #: Candidate encoding -> the languages (keys of FREQUENCIES) written in it.
 LANGUAGES: dict[str, tuple[str, ...]] = {
     "windows-1252": ("de", "fr", "es", "pt", "it", "nl", "da", "sv", "fi"),
-    "windows-1250": ("pl", "cs", "hu"),
-    "ISO-8859-2": ("pl", "cs", "hu"),
+    "windows-1250": ("pl", "cs", "hu", "ro", "sk", "hr", "sl"),
+    "ISO-8859-2": ("pl", "cs", "hu", "ro", "sk", "hr", "sl"),
     "windows-1257": ("lt", "lv", "et"),
     "windows-1254": ("tr",),
     "windows-1253": ("el",),
@@ -483,7 +483,7 @@ def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, f
 
 
 def _penalise_script_mixing(scores: dict[str, float], likelihoods: dict[str, float], sample: bytes) -> None:
-    """Lower the leading single-byte scores by their script-mixing penalty.
+    """Lower the leading single-byte scores by their penalties for implausible neighbours.
 
     A penalty only lowers a score, so candidates are visited best first and the
     visit stops at the first whose unpenalised score cannot beat the best
@@ -494,21 +494,33 @@ def _penalise_script_mixing(scores: dict[str, float], likelihoods: dict[str, flo
     for encoding in sorted(scores, key=scores.__getitem__, reverse=True):
         if scores[encoding] <= best:
             return
-        if encoding in _MIXING_CLASSES:
-            penalty = _mixed_script_penalty(encoding, sample)
+        if encoding in _PAIR_CLASSES:
+            penalty = _neighbour_penalty(encoding, sample)
             scores[encoding] += penalty
             likelihoods[encoding] += penalty
         best = max(best, scores[encoding])
 
 
-def _mixed_script_penalty(encoding: str, sample: bytes) -> float:
-    """Log-penalty for letters of a non-Latin script touching ASCII letters ("chвteau").
+def _neighbour_penalty(encoding: str, sample: bytes) -> float:
+    """Log-penalty for what a unigram model cannot see: characters next to neighbours they never have.
 
-    A unigram model cannot see that French "château" read as windows-1251 puts
-    a Cyrillic letter inside a Latin word; chardetng penalises the same
-    script mixing.  Counted over the sample's bytes as classes (``mixed_pairs``).
+    Script mixing (French "château" read as windows-1251 is "chвteau", a
+    Cyrillic letter inside a Latin word; chardetng penalises the same), and
+    (``_PAIR_WEIGHTS``) a capital after a small letter ("прЯмо": x-mac-cyrillic's я
+    read as windows-1251), a Hebrew final letter or a Greek final sigma inside
+    a word (Bulgarian read as windows-1255 puts ם, ן, ך where н, п, к start
+    words), a combining mark after a space (windows-1251 capitals read as
+    windows-1255 points), a closing sign glued to the next letter; and, since
+    the tables score a capital as its small letter (``_folded_logp``), the
+    cost of starting a word with a capital: all-capitals Greek pays once a
+    word, not once a letter.  Counted over the sample's bytes as classes
+    (``mixed_pairs``, ``pair_sum``).
     """
-    return _LOGP_MIXED_SCRIPT * mixed_pairs(sample, _MIXING_CLASSES[encoding])
+    penalty = pair_sum(sample, _PAIR_CLASSES[encoding], _PAIR_WEIGHTS)
+    mixing = _MIXING_CLASSES.get(encoding)
+    if mixing is not None:
+        penalty += _LOGP_MIXED_SCRIPT * mixed_pairs(sample, mixing)
+    return penalty
 
 
 def _decodes(data: bytes, encoding: str) -> str | None:
@@ -687,6 +699,18 @@ def reference_mixed_pairs(sample: bytes, classes: bytes) -> int:
     return marked.count(b"an") + marked.count(b"na")
 
 
+def reference_pair_sum(sample: bytes, classes: bytes, weights: Sequence[float]) -> float:
+    """The sum of *weights*[16 * *classes*[x] + *classes*[y]] over the adjacent pairs (x, y) of *sample* where
+    x or y is >= 0x80: counted per entry, then count * weight added in the entries' order."""
+    if len(classes) != 256 or max(classes) >= 16 or len(weights) != 256:
+        raise ValueError("classes must be 256 class numbers below 16, weights an array('d') of 256")
+    counts = Counter(16 * classes[x] + classes[y] for x, y in itertools.pairwise(sample) if (x | y) >= 0x80)
+    total = 0.0
+    for index in range(256):
+        total += counts[index] * weights[index]
+    return total
+
+
 def reference_text_likelihood(text: str, logp: dict[str, float], unseen: Callable[[str], float]) -> float:
     """The sum of count * *logp*[char] over *text*'s distinct characters >= U+0080, in order of first occurrence.
 
@@ -716,6 +740,7 @@ try:
         high_byte_counts,
         high_bytes,
         mixed_pairs,
+        pair_sum,
         softmax_weights,
         squeeze,
         strict_decodes,
@@ -725,7 +750,7 @@ try:
     #: Whether the compiled loops run (else the references above, with the same answers, slower).
     COMPILED = True
 except ImportError:  # installed without a C compiler
-    high_bytes, mixed_pairs = reference_high_bytes, reference_mixed_pairs
+    high_bytes, mixed_pairs, pair_sum = reference_high_bytes, reference_mixed_pairs, reference_pair_sum
     squeeze, high_byte_counts = reference_squeeze, reference_high_byte_counts
     best_dot_products, four_byte_gb18030 = reference_best_dot_products, reference_four_byte_gb18030
     high_byte_count, softmax_weights = reference_high_byte_count, reference_softmax_weights
@@ -833,6 +858,30 @@ def _seen_logp(language: str) -> dict[str, float]:
 
 
 _CHARACTER_LOGP: dict[str, dict[str, float]] = {language: _seen_logp(language) for language in FREQUENCIES}
+
+
+def _folded_logp(language: str, char: str) -> float:
+    """*char*'s log-probability in *language* whatever its case: a capital scores as its small letter does.
+
+    The counts come from running text, where capitals start sentences and
+    names, so they put an all-capitals title ("ΑΘΑΝΑΣΙΑΔΗΣ") far below any
+    small-letter reading of its bytes (KOI8-R's "ахамасиадгс"): scored letter by
+    letter as capitals, the true reading lost by 2-3 nats a letter.  Here both
+    cases share the letter's count, and the cost of a capital is charged once
+    a word, by ``_neighbour_penalty`` (``_CAPITAL_START``, ``_CAPITALISED``).
+    Not Latin letters: beside ASCII's, a Latin alphabet's few capitals matter
+    little to an all-capitals text, and an isolated one (windows-1252's « read
+    as ISO-8859-2's Ť) would cost only the start of a word.  Single-byte tables
+    only: the multi-byte candidates' texts are scored by ``_CHARACTER_LOGP``.
+    """
+    counts = FREQUENCIES[language]
+    small, capital = char.lower(), char.upper()
+    if small != capital and len(small) == len(capital) == 1 and _script(char) != "LATIN":
+        count = counts.get(small, 0) + counts.get(capital, 0)
+        if count:
+            return math.log(count / _TOTALS[language])
+    logp = _CHARACTER_LOGP[language]
+    return logp[char] if char in logp else _unseen_logp(language, char)
 _MULTI_BYTE = tuple(encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE)
 _MULTI_BYTE_BUT_GB18030 = tuple(encoding for encoding in _MULTI_BYTE if encoding != "gb18030")
 #: The scoring codecs' incremental decoders, looked up once.
@@ -847,10 +896,7 @@ _DECODER_CLASSES = {
 #: Per single-byte candidate, one 128-entry log-probability table per language (index: byte - 0x80).
 _SINGLE_BYTE_TABLES: dict[str, list[list[float]]] = {
     encoding: [
-        [
-            _CHARACTER_LOGP[language][char] if char in _CHARACTER_LOGP[language] else _unseen_logp(language, char)
-            for char in SINGLE_BYTE[encoding]
-        ]
+        [_folded_logp(language, char) for char in SINGLE_BYTE[encoding]]
         for language in languages
     ]
     for encoding, languages in LANGUAGES.items()
@@ -899,3 +945,67 @@ def _mixing_classes(encoding: str) -> bytes | None:
 _MIXING_CLASSES = {
     encoding: classes for encoding in _SINGLE_BYTE_TABLES if (classes := _mixing_classes(encoding)) is not None
 }
+
+
+# The classes of ``_neighbour_penalty``'s pairs (numbers for ``pair_sum``).
+# _CAPITAL: a capital scored as its small letter (``_folded_logp``); _LATIN_CAPITAL: one scored as counted.
+_OTHER, _ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _MARK, _CLOSING, _LATIN_CAPITAL = range(9)
+#: Letters written only at a word's end: Hebrew's five final forms and Greek's final sigma.
+_FINAL_LETTERS = frozenset("ךםןףץς")
+#: Signs that close what precedes them and are followed by a space, not by a letter.
+_CLOSING_SIGNS = frozenset("”™•…")
+#: Per pair (a 16 x 16 table, 16 * first class + second class), nats: 0 where nothing is implausible.
+_CAMEL = math.log(1e-3)  # a capital right after a small letter: "прЯмо"
+#: A capital starting a word or an all-capitals run, and one followed by a small letter: a capitalised
+#: word pays both (0.1, near the share of capitals in running text); a run of capitals, headings' and
+#: names' style on the web, the first only.
+_CAPITAL_START = math.log(0.3)
+_CAPITALISED = math.log(1 / 3)
+_FINAL_INSIDE = math.log(1e-3)  # a final form followed by a letter: never in Hebrew or Greek
+_STRAY_MARK = math.log(1e-3)  # a combining mark after a space, a digit or punctuation
+_GLUED = math.log(1e-2)  # a closing sign followed by a letter: "”айл" for x-mac-cyrillic's "Файл"
+_LETTERS = (_ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _LATIN_CAPITAL)
+
+
+def _pair_weights() -> array[float]:
+    weights = array("d", [0.0]) * 256
+    for first in range(16):
+        if first not in (_ASCII_CAPITAL, _CAPITAL, _LATIN_CAPITAL):
+            weights[16 * first + _CAPITAL] += _CAPITAL_START
+        if first in (_ASCII_SMALL, _SMALL, _FINAL):
+            weights[16 * first + _CAPITAL] += _CAMEL
+            weights[16 * first + _LATIN_CAPITAL] += _CAMEL
+    for second in (_SMALL, _FINAL, _MARK):
+        weights[16 * _CAPITAL + second] += _CAPITALISED
+        if first in (_OTHER, _CLOSING):
+            weights[16 * first + _MARK] += _STRAY_MARK
+    for second in _LETTERS:
+        weights[16 * _FINAL + second] += _FINAL_INSIDE
+        weights[16 * _CLOSING + second] += _GLUED
+    return weights
+
+
+def _pair_classes(encoding: str) -> bytes:
+    """A table of *encoding*'s bytes to the classes of ``_neighbour_penalty``."""
+    table = bytearray(_OTHER for _ in range(256))
+    for byte in range(0x80):
+        char = chr(byte)
+        if char.isalpha():
+            table[byte] = _ASCII_CAPITAL if char.isupper() else _ASCII_SMALL
+    for index, char in enumerate(SINGLE_BYTE[encoding]):
+        category = unicodedata.category(char)
+        if char in _FINAL_LETTERS:
+            table[0x80 + index] = _FINAL
+        elif category in ("Lu", "Lt"):
+            table[0x80 + index] = _LATIN_CAPITAL if _script(char) == "LATIN" else _CAPITAL
+        elif category[0] == "L":
+            table[0x80 + index] = _SMALL
+        elif category[0] == "M":
+            table[0x80 + index] = _MARK
+        elif char in _CLOSING_SIGNS:
+            table[0x80 + index] = _CLOSING
+    return bytes(table)
+
+
+_PAIR_WEIGHTS = _pair_weights()
+_PAIR_CLASSES = {encoding: _pair_classes(encoding) for encoding in _SINGLE_BYTE_TABLES}

@@ -55,6 +55,10 @@ LOCALES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "pl_PL": ("pl", ("windows-1250", "ISO-8859-2"), "pl"),
     "cs_CZ": ("cs", ("windows-1250", "ISO-8859-2"), "cz"),
     "hu_HU": ("hu", ("windows-1250", "ISO-8859-2"), "hu"),
+    "ro_RO": ("ro", ("windows-1250", "ISO-8859-2"), "ro"),
+    "sk_SK": ("sk", ("windows-1250", "ISO-8859-2"), "sk"),
+    "hr_HR": ("hr", ("windows-1250", "ISO-8859-2"), "hr"),
+    "sl_SI": ("sl", ("windows-1250", "ISO-8859-2"), "si"),
     "lt_LT": ("lt", ("windows-1257",), "lt"),
     "lv_LV": ("lv", ("windows-1257",), "lv"),
     "et_EE": ("et", ("windows-1257",), "ee"),
@@ -161,6 +165,20 @@ def to_windows_1258_form(text: str) -> str:
     return "".join(out)
 
 
+#: Romanian's s and t with a comma below, as the legacy encodings write them: with a cedilla (neither
+#: windows-1250 nor ISO-8859-2 has the comma forms, which Unicode added later; pages in them use ş and ţ).
+_CEDILLA_FORMS = str.maketrans("șțȘȚ", "şţŞŢ")
+
+
+def legacy_form(locale: str, text: str) -> str:
+    """*text* of *locale* as pages in its legacy encodings write it (Vietnamese and Romanian differ; others as is)."""
+    if locale == "vi_VN":
+        return to_windows_1258_form(text)
+    if locale == "ro_RO":
+        return text.translate(_CEDILLA_FORMS)
+    return text
+
+
 def encode(text: str, encoding: str) -> bytes | None:
     """*text* in the WHATWG *encoding*, or None when it cannot be represented."""
     if encoding in SINGLE_BYTE:
@@ -209,8 +227,7 @@ def page(locale: str, encoding: str, size: int, seed: int, split: str = "eval") 
         paragraph = []
         for _ in range(rng.randint(2, 6)):
             sentence = next(source)
-            if locale == "vi_VN":
-                sentence = to_windows_1258_form(sentence)
+            sentence = legacy_form(locale, sentence)
             if encode(sentence, encoding) is None:
                 dropped += 1
                 continue
@@ -219,8 +236,7 @@ def page(locale: str, encoding: str, size: int, seed: int, split: str = "eval") 
         text += chunk
         size_now += len(chunk.encode("utf-8"))
     text += "</body>\n</html>\n"
-    if locale == "vi_VN":
-        text = to_windows_1258_form(text)
+    text = legacy_form(locale, text)
     body = encode(text, encoding)
     if body is None or _is_utf8(body) or body.isascii():
         return None
@@ -262,8 +278,7 @@ def catalog_corpus(per_encoding: int, seed: int, min_size: int = 1024, max_size:
     pages = []
     for locale, (_, encodings, tld) in LOCALES.items():
         messages = catalog_messages(locale)
-        if locale == "vi_VN":
-            messages = [to_windows_1258_form(message) for message in messages]
+        messages = [legacy_form(locale, message) for message in messages]
         if len(messages) < 50:
             continue
         for encoding in encodings:

@@ -27,6 +27,7 @@ def test_the_extension_is_built_in_a_development_install() -> None:
     assert detection.COMPILED
     assert detection.high_bytes is compiled.high_bytes and detection.best_dot_products is compiled.best_dot_products
     assert detection.mixed_pairs is compiled.mixed_pairs and detection.squeeze is compiled.squeeze
+    assert detection.pair_sum is compiled.pair_sum
     assert detection.high_byte_counts is compiled.high_byte_counts
     assert detection.high_byte_count is compiled.high_byte_count
     assert detection.first_high_byte is compiled.first_high_byte
@@ -281,6 +282,52 @@ def test_mixed_pairs_of_corpus_pages_and_a_wrong_table() -> None:
         compiled.mixed_pairs(b"abc", b"short")
 
 
+# -- the neighbour pairs ---------------------------------------------------------------------------
+
+
+def pair_sums_agree(sample: bytes, classes: bytes, weights: array[float]) -> None:
+    assert compiled.pair_sum(sample, classes, weights) == detection.reference_pair_sum(sample, classes, weights)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.sampled_from(sorted(detection._PAIR_CLASSES)))
+def test_pair_sum_of_generated_bytes(sample: bytes, encoding: str) -> None:
+    pair_sums_agree(sample, detection._PAIR_CLASSES[encoding], detection._PAIR_WEIGHTS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200), st.lists(st.floats(-1e6, 0.0), min_size=256, max_size=256))
+def test_pair_sum_of_every_class_pair_and_any_weights(sample: bytes, weights: list[float]) -> None:
+    # Every byte its own class (mod 16): all 256 pairs of classes occur, weighted arbitrarily.
+    pair_sums_agree(sample, bytes(byte % 16 for byte in range(256)), array("d", weights))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"Z", b" ", b"\xe0", b"\xc1", b"\x80" * 9, b"word" * 3]), max_size=60))
+def test_pair_sum_of_ascii_words_and_high_bytes(parts: list[bytes]) -> None:
+    # All-ASCII words of eight, which the compiled loop skips, after a high byte or not.
+    sample = b"".join(parts)
+    for encoding in ("windows-1251", "windows-1255", "ISO-8859-7", "windows-1252"):
+        pair_sums_agree(sample, detection._PAIR_CLASSES[encoding], detection._PAIR_WEIGHTS)
+
+
+def test_pair_sum_of_corpus_pages_and_wrong_tables() -> None:
+    for made in corpus(1, 4):
+        for classes in detection._PAIR_CLASSES.values():
+            pair_sums_agree(made.body[: detection.MIXING_SAMPLE], classes, detection._PAIR_WEIGHTS)
+    for classes, weights in (
+        (b"short", detection._PAIR_WEIGHTS),
+        (bytes([16]) * 256, detection._PAIR_WEIGHTS),
+        (bytes(256), array("d", [0.0] * 255)),
+    ):
+        with pytest.raises(ValueError):
+            compiled.pair_sum(b"abc", classes, weights)
+        with pytest.raises(ValueError):
+            detection.reference_pair_sum(b"abc", classes, weights)
+    with pytest.raises(ValueError):
+        compiled.pair_sum(b"abc", bytes(256), array("f", [0.0] * 256))  # floats, not doubles
+
+
 # -- the character likelihood --------------------------------------------------------------------------
 
 
@@ -338,6 +385,7 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(detection, "COMPILED", False)
     monkeypatch.setattr(detection, "high_bytes", detection.reference_high_bytes)
     monkeypatch.setattr(detection, "mixed_pairs", detection.reference_mixed_pairs)
+    monkeypatch.setattr(detection, "pair_sum", detection.reference_pair_sum)
     monkeypatch.setattr(detection, "squeeze", detection.reference_squeeze)
     monkeypatch.setattr(detection, "high_byte_counts", detection.reference_high_byte_counts)
     monkeypatch.setattr(detection, "high_byte_count", detection.reference_high_byte_count)
