@@ -861,26 +861,23 @@ _CHARACTER_LOGP: dict[str, dict[str, float]] = {language: _seen_logp(language) f
 
 
 def _folded_logp(language: str, char: str) -> float:
-    """*char*'s log-probability in *language* whatever its case: a capital scores as its small letter does.
+    """*char*'s log-probability in *language*, a capital scored as its small letter is.
 
     The counts come from running text, where capitals start sentences and
     names, so they put an all-capitals title ("ΑΘΑΝΑΣΙΑΔΗΣ") far below any
     small-letter reading of its bytes (KOI8-R's "ахамасиадгс"): scored letter by
-    letter as capitals, the true reading lost by 2-3 nats a letter.  Here both
-    cases share the letter's count, and the cost of a capital is charged once
+    letter as capitals, the true reading lost by 2-3 nats a letter.  Here a
+    capital scores as its small letter, and the cost of a capital is charged once
     a word, by ``_neighbour_penalty`` (``_CAPITAL_START``, ``_CAPITALISED``).
     Not Latin letters: beside ASCII's, a Latin alphabet's few capitals matter
     little to an all-capitals text, and an isolated one (windows-1252's « read
     as ISO-8859-2's Ť) would cost only the start of a word.  Single-byte tables
     only: the multi-byte candidates' texts are scored by ``_CHARACTER_LOGP``.
     """
-    counts = FREQUENCIES[language]
-    small, capital = char.lower(), char.upper()
-    if small != capital and len(small) == len(capital) == 1 and _script(char) != "LATIN":
-        count = counts.get(small, 0) + counts.get(capital, 0)
-        if count:
-            return math.log(count / _TOTALS[language])
     logp = _CHARACTER_LOGP[language]
+    small = char.lower()
+    if small != char and len(small) == 1 and small in logp and _script(char) != "LATIN":
+        return logp[small]
     return logp[char] if char in logp else _unseen_logp(language, char)
 _MULTI_BYTE = tuple(encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE)
 _MULTI_BYTE_BUT_GB18030 = tuple(encoding for encoding in _MULTI_BYTE if encoding != "gb18030")
@@ -949,9 +946,14 @@ _MIXING_CLASSES = {
 
 # The classes of ``_neighbour_penalty``'s pairs (numbers for ``pair_sum``).
 # _CAPITAL: a capital scored as its small letter (``_folded_logp``); _LATIN_CAPITAL: one scored as counted.
-_OTHER, _ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _MARK, _CLOSING, _LATIN_CAPITAL = range(9)
-#: Letters written only at a word's end: Hebrew's five final forms and Greek's final sigma.
+# _FINAL: a final form, _FIRST: one in visual order, where it starts a word.
+_OTHER, _ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _MARK, _CLOSING, _LATIN_CAPITAL, _FIRST = range(10)
+#: Letters written only at a word's end: Greek's final sigma and Hebrew's five final forms.  ISO-8859-8
+#: is the WHATWG's label for visual Hebrew (logical is ISO-8859-8-I, windows-1255 logical too): its
+#: pages store each line reversed, so there a final form starts a word (chardetng tells the two apart
+#: the same way).
 _FINAL_LETTERS = frozenset("ךםןףץς")
+_VISUAL = ("ISO-8859-8",)
 #: Signs that close what precedes them and are followed by a space, not by a letter.
 _CLOSING_SIGNS = frozenset("”™•…")
 #: Per pair (a 16 x 16 table, 16 * first class + second class), nats: 0 where nothing is implausible.
@@ -961,27 +963,29 @@ _CAMEL = math.log(1e-3)  # a capital right after a small letter: "прЯмо"
 #: names' style on the web, the first only.
 _CAPITAL_START = math.log(0.3)
 _CAPITALISED = math.log(1 / 3)
-_FINAL_INSIDE = math.log(1e-3)  # a final form followed by a letter: never in Hebrew or Greek
+_FINAL_INSIDE = math.log(1e-3)  # a final form followed by a letter (in visual order: after one)
 _STRAY_MARK = math.log(1e-3)  # a combining mark after a space, a digit or punctuation
 _GLUED = math.log(1e-2)  # a closing sign followed by a letter: "”айл" for x-mac-cyrillic's "Файл"
-_LETTERS = (_ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _LATIN_CAPITAL)
+_LETTERS = (_ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _LATIN_CAPITAL, _FIRST)
 
 
 def _pair_weights() -> array[float]:
     weights = array("d", [0.0]) * 256
+    capitals = (_ASCII_CAPITAL, _CAPITAL, _LATIN_CAPITAL)
     for first in range(16):
-        if first not in (_ASCII_CAPITAL, _CAPITAL, _LATIN_CAPITAL):
+        if first not in capitals:
             weights[16 * first + _CAPITAL] += _CAPITAL_START
-        if first in (_ASCII_SMALL, _SMALL, _FINAL):
+        if first in (_ASCII_SMALL, _SMALL, _FINAL, _FIRST):
             weights[16 * first + _CAPITAL] += _CAMEL
             weights[16 * first + _LATIN_CAPITAL] += _CAMEL
-    for second in (_SMALL, _FINAL, _MARK):
-        weights[16 * _CAPITAL + second] += _CAPITALISED
         if first in (_OTHER, _CLOSING):
             weights[16 * first + _MARK] += _STRAY_MARK
-    for second in _LETTERS:
-        weights[16 * _FINAL + second] += _FINAL_INSIDE
-        weights[16 * _CLOSING + second] += _GLUED
+    for second in (_SMALL, _FINAL, _MARK, _FIRST):
+        weights[16 * _CAPITAL + second] += _CAPITALISED
+    for letter in _LETTERS:
+        weights[16 * _FINAL + letter] += _FINAL_INSIDE
+        weights[16 * letter + _FIRST] += _FINAL_INSIDE
+        weights[16 * _CLOSING + letter] += _GLUED
     return weights
 
 
@@ -995,7 +999,7 @@ def _pair_classes(encoding: str) -> bytes:
     for index, char in enumerate(SINGLE_BYTE[encoding]):
         category = unicodedata.category(char)
         if char in _FINAL_LETTERS:
-            table[0x80 + index] = _FINAL
+            table[0x80 + index] = _FIRST if encoding in _VISUAL else _FINAL
         elif category in ("Lu", "Lt"):
             table[0x80 + index] = _LATIN_CAPITAL if _script(char) == "LATIN" else _CAPITAL
         elif category[0] == "L":

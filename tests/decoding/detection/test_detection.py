@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.decoding.detection import MAX_EXAMINED, TLD_HINTS, Detection, detect, ranked
+from consumer.decoding.detection import LANGUAGES, MAX_EXAMINED, TLD_BONUS, TLD_HINTS, Detection, detect, ranked, scores
 from consumer.decoding.labels import ENCODINGS
 
 from corpus import decode, encode
@@ -237,3 +237,28 @@ def test_ranked_never_raises_and_names_whatwg_encodings(body: bytes, tld: str | 
     leaders = ranked(body, tld)
     assert leaders and set(leaders) <= set(ENCODINGS)
     assert leaders[0] == detect(body, tld).encoding
+
+
+def test_scores_are_detect_s_and_name_the_evidence() -> None:
+    body = page_in("ru", "windows-1251", repeat=1)
+    found = scores(body)
+    assert found is not None
+    candidates, examined = found
+    assert max(candidates, key=candidates.__getitem__) == detect(body).encoding == "windows-1251"
+    assert set(candidates) <= set(LANGUAGES) and "KOI8-R" in candidates
+    assert examined == sum(byte >= 0x80 for byte in body)
+    # Cyrillic bytes are no valid Shift_JIS here: a candidate that cannot decode the window is absent.
+    assert "Shift_JIS" not in candidates
+    # The reading a false declaration would give is far less likely than the best one.
+    assert candidates["windows-1251"] - candidates["windows-1252"] > 100
+
+
+def test_scores_add_the_tld_bonus_and_skip_ascii() -> None:
+    body = page_in("el", "ISO-8859-7", repeat=1)
+    plain, hinted = scores(body), scores(body, "gr")
+    assert plain is not None and hinted is not None
+    assert hinted[0]["windows-1253"] - plain[0]["windows-1253"] == pytest.approx(TLD_BONUS)
+    assert hinted[0]["ISO-8859-7"] - plain[0]["ISO-8859-7"] == pytest.approx(TLD_BONUS - 0.5)
+    assert hinted[1] == plain[1]
+    assert scores(b"<p>plain ASCII</p>") is None
+    assert scores(b"") is None
