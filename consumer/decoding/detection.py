@@ -23,9 +23,13 @@ How a guess is made (``detect``):
    at a size limit) is no evidence against the encoding, and Chromium's CED
    shows such a page in it with one U+FFFD at the end.  The score is the log-likelihood of the window's
    non-ASCII characters under a unigram model of each language written in that
-   encoding, best language wins; plus a log prior for the encoding and a bonus
-   when the TLD names it; minus a penalty per non-Latin letter that touches an
-   ASCII letter (French "château" read as windows-1251 is "chвteau").
+   encoding, best language wins (a non-Latin capital scored as its small
+   letter); plus a log prior for the encoding and a bonus when the TLD names
+   it; minus penalties for neighbours a unigram model cannot see
+   (``_neighbour_penalty``): a non-Latin letter that touches an ASCII letter
+   (French "château" read as windows-1251 is "chвteau"), a capital after a
+   small letter, a final form inside a word, a combining mark after a space,
+   and the cost of a capital once a word.
    Single-byte candidates score from one byte histogram and 128-entry tables,
    so no per-byte loop runs per candidate.
 3. Single-byte candidates close to the best are then compared on the rest
@@ -40,13 +44,13 @@ The counting loops (the histograms, the dot products of the histogram with
 every language's table and the best language of each encoding, the count of
 high bytes that sizes the window, the squeezing of the window for the
 multi-byte candidates, the check for gb18030's four-byte sequences, the
-script-mixing pairs, the character likelihoods of the multi-byte texts, the
+script-mixing and neighbour pairs, the character likelihoods of the multi-byte texts, the
 confidence's softmax, the candidates' strict decodes) run compiled (``_detection_counts.c``, ``COMPILED``)
 when the extension was built; their readable references here
 (``reference_high_bytes``, ``reference_high_byte_counts``,
 ``reference_dot_products``, ``reference_best_dot_products``,
 ``reference_high_byte_count``, ``reference_first_high_byte``, ``reference_squeeze``,
-``reference_four_byte_gb18030``, ``reference_mixed_pairs``,
+``reference_four_byte_gb18030``, ``reference_mixed_pairs``, ``reference_pair_sum``,
 ``reference_text_likelihood``, ``reference_softmax_weights``,
 ``reference_strict_decodes``) run otherwise,
 with the same answers to the last bit (tests/decoding/detection/test_compiled.py),
@@ -280,8 +284,8 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     encodings on a host's pages (``overrides suggest``) asks for the runners-up
     this close to it, the ones a few more letters could have made the winner.
     A body without a non-ASCII byte has one candidate, ``detect``'s.  Scores of
-    candidates past the leaders skip the script-mixing penalty (upper bounds,
-    as ``_penalise_script_mixing`` says), so the list may hold one too many.
+    candidates past the leaders skip the neighbour penalty (upper bounds,
+    as ``_penalise_neighbours`` says), so the list may hold one too many.
     """
     try:
         start, first_high = _evidence_start(body)
@@ -299,8 +303,8 @@ class Scores(NamedTuple):
     """Every viable candidate's score over the detector's window, as ``detect`` weighs them (``scores``)."""
 
     #: Candidate encoding -> log-likelihood of the window's non-ASCII characters under its best language,
-    #: plus its prior and TLD bonus, minus the script-mixing penalty (for the leaders: see
-    #: ``_penalise_script_mixing``).  A multi-byte candidate whose scoring codec fails on the window is absent.
+    #: plus its prior and TLD bonus, minus the neighbour penalty, script mixing included (for the leaders: see
+    #: ``_penalise_neighbours``).  A multi-byte candidate whose scoring codec fails on the window is absent.
     scores: dict[str, float]
     #: The same without prior and TLD bonus: how well each reading reads as text of its best language, alone.
     likelihoods: dict[str, float]
@@ -394,7 +398,7 @@ def _scored(
     likelihoods, texts, languages = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, languages, head, first_high + len(window))
-    _penalise_script_mixing(scores, likelihoods, window[:MIXING_SAMPLE])
+    _penalise_neighbours(scores, likelihoods, window[:MIXING_SAMPLE])
     return scores, likelihoods, texts, histogram
 
 
@@ -482,7 +486,7 @@ def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, f
     return scores
 
 
-def _penalise_script_mixing(scores: dict[str, float], likelihoods: dict[str, float], sample: bytes) -> None:
+def _penalise_neighbours(scores: dict[str, float], likelihoods: dict[str, float], sample: bytes) -> None:
     """Lower the leading single-byte scores by their penalties for implausible neighbours.
 
     A penalty only lowers a score, so candidates are visited best first and the
