@@ -243,10 +243,10 @@ def test_scores_are_detect_s_and_name_the_evidence() -> None:
     body = page_in("ru", "windows-1251", repeat=1)
     found = scores(body)
     assert found is not None
-    candidates, examined = found
+    candidates = found.scores
     assert max(candidates, key=candidates.__getitem__) == detect(body).encoding == "windows-1251"
     assert set(candidates) <= set(LANGUAGES) and "KOI8-R" in candidates
-    assert examined == sum(byte >= 0x80 for byte in body)
+    assert found.non_ascii == sum(byte >= 0x80 for byte in body)
     # Cyrillic bytes are no valid Shift_JIS here: a candidate that cannot decode the window is absent.
     assert "Shift_JIS" not in candidates
     # The reading a false declaration would give is far less likely than the best one.
@@ -257,8 +257,8 @@ def test_scores_add_the_tld_bonus_and_skip_ascii() -> None:
     body = page_in("el", "ISO-8859-7", repeat=1)
     plain, hinted = scores(body), scores(body, "gr")
     assert plain is not None and hinted is not None
-    assert hinted[0]["windows-1253"] - plain[0]["windows-1253"] == pytest.approx(TLD_BONUS)
-    assert hinted[0]["ISO-8859-7"] - plain[0]["ISO-8859-7"] == pytest.approx(TLD_BONUS - 0.5)
-    assert hinted[1] == plain[1]
+    assert hinted.scores["windows-1253"] - plain.scores["windows-1253"] == pytest.approx(TLD_BONUS)
+    assert hinted.scores["ISO-8859-7"] - plain.scores["ISO-8859-7"] == pytest.approx(TLD_BONUS - 0.5)
+    assert hinted.likelihoods == plain.likelihoods and hinted.non_ascii == plain.non_ascii
     assert scores(b"<p>plain ASCII</p>") is None
     assert scores(b"") is None

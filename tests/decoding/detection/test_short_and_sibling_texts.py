@@ -209,8 +209,8 @@ def test_undecided_texts_leave_the_right_encoding_a_close_second(text: str) -> N
     for hint in (None, tld):
         found = scores(body, hint)
         assert found is not None
-        candidates, examined = found
-        assert examined == len(body.translate(None, bytes(range(0x80))))
+        candidates = found.scores
+        assert found.non_ascii == len(body.translate(None, bytes(range(0x80))))
         best = max(candidates.values())
         assert best - candidates["x-mac-cyrillic"] < 6.0  # less than the priors' and the TLD's difference
         assert "x-mac-cyrillic" in ranked(body, hint)[:2]
