@@ -303,10 +303,13 @@ class Scores(NamedTuple):
     """Every viable candidate's score over the detector's window, as ``detect`` weighs them (``scores``)."""
 
     #: Candidate encoding -> log-likelihood of the window's non-ASCII characters under its best language,
-    #: plus its prior and TLD bonus, minus the neighbour penalty, script mixing included (for the leaders: see
-    #: ``_penalise_neighbours``).  A multi-byte candidate whose scoring codec fails on the window is absent.
+    #: plus its prior and TLD bonus, minus the neighbour penalty, script mixing included (``_penalise_neighbours``):
+    #: of the leaders by score, of the leaders by likelihood, and of any encoding ``likelihood`` was asked about;
+    #: the others' are upper bounds.  A multi-byte candidate whose scoring codec fails on the window is absent.
     scores: dict[str, float]
     #: The same without prior and TLD bonus: how well each reading reads as text of its best language, alone.
+    #: Its largest is net of its penalty: the penalty only lowers, and candidates are penalised by likelihood
+    #: until none unpenalised could beat the best penalised one.
     likelihoods: dict[str, float]
     #: The non-ASCII bytes of the window the scores are taken over.
     non_ascii: int
@@ -314,11 +317,17 @@ class Scores(NamedTuple):
     hint: str | None
     texts: dict[str, str]
     histogram: Histogram
+    #: The single-byte candidates whose neighbour penalty is in their score and likelihood.
+    penalised: set[str]
 
     def likelihood(self, encoding: str) -> float | None:
-        """*encoding*'s likelihood; for a multi-byte candidate its scoring codec refused, its likelihood from the
-        Encoding Standard's decoder (more permissive: the WHATWG GBK decoder is gb18030's), None if that fails."""
+        """*encoding*'s likelihood (net of its neighbour penalty); for a multi-byte candidate its scoring codec
+        refused, its likelihood from the Encoding Standard's decoder (more permissive: the WHATWG GBK decoder is
+        gb18030's), None if that fails."""
         if encoding in self.likelihoods:
+            if encoding in _PAIR_CLASSES and encoding not in self.penalised:
+                evidence = (self.window[:MIXING_SAMPLE], self.histogram)
+                _penalise(encoding, self.scores, self.likelihoods, evidence, self.penalised)
             return self.likelihoods[encoding]
         if encoding not in _MULTI_BYTE:
             return None
@@ -357,9 +366,11 @@ def scores(body: bytes, tld: str | None = None) -> Scores | None:
         return None
     if scored is None:
         return None
-    candidates, likelihoods, texts, histogram = scored
+    candidates, likelihoods, texts, histogram, penalised = scored
     window = _window(head, first_high - start)
-    return Scores(candidates, likelihoods, sum(histogram[1]), window, hint, dict(texts), histogram)
+    evidence = (window[:MIXING_SAMPLE], histogram)
+    _penalise_neighbours(likelihoods, candidates, evidence, penalised)  # the leaders by likelihood
+    return Scores(candidates, likelihoods, sum(histogram[1]), window, hint, dict(texts), histogram, penalised)
 
 
 def _whatwg_decodes(window: bytes, encoding: str) -> str | None:
@@ -376,7 +387,7 @@ def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
         if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
-    scores, likelihoods, texts, histogram = scored
+    scores, likelihoods, texts, histogram, _ = scored
     winner = max(scores, key=scores.__getitem__)
     return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, histogram))
 
@@ -387,8 +398,9 @@ Histogram = tuple[bytes, list[int]]
 
 def _scored(
     head: bytes, first_high: int, hint: str | None
-) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram] | None:
-    """Every viable candidate's score (and what confidence needs); None when *head* has no non-ASCII byte.
+) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str]] | None:
+    """Every viable candidate's score (and what confidence needs, and which scores are net of their neighbour
+    penalty); None when *head* has no non-ASCII byte.
 
     *first_high* is the index of *head*'s first non-ASCII byte (-1: none), as ``_evidence_start`` found it."""
     if first_high < 0:
@@ -398,8 +410,9 @@ def _scored(
     likelihoods, texts, languages = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, languages, head, first_high + len(window))
-    _penalise_neighbours(scores, likelihoods, window[:MIXING_SAMPLE])
-    return scores, likelihoods, texts, histogram
+    penalised: set[str] = set()
+    _penalise_neighbours(scores, likelihoods, (window[:MIXING_SAMPLE], histogram), penalised)
+    return scores, likelihoods, texts, histogram, penalised
 
 
 def _window(head: bytes, start: int) -> bytes:
@@ -486,23 +499,40 @@ def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, f
     return scores
 
 
-def _penalise_neighbours(scores: dict[str, float], likelihoods: dict[str, float], sample: bytes) -> None:
-    """Lower the leading single-byte scores by their penalties for implausible neighbours.
+def _penalise_neighbours(
+    ranking: dict[str, float], other: dict[str, float], evidence: tuple[bytes, Histogram], penalised: set[str]
+) -> None:
+    """Lower the leading single-byte values of *ranking* (scores, or likelihoods) and the same candidates' in
+    *other* by their penalties for implausible neighbours; *penalised* holds those lowered already, and gains
+    those lowered now.
 
-    A penalty only lowers a score, so candidates are visited best first and the
-    visit stops at the first whose unpenalised score cannot beat the best
-    penalised one: usually after one to three.  The scores of candidates never
+    A penalty only lowers a value, so candidates are visited best first and the
+    visit stops at the first whose unpenalised value cannot beat the best
+    penalised one: usually after one to three.  The values of candidates never
     visited stay upper bounds, which only matters to confidence, negligibly.
     """
     best = -math.inf
-    for encoding in sorted(scores, key=scores.__getitem__, reverse=True):
-        if scores[encoding] <= best:
+    for encoding in sorted(ranking, key=ranking.__getitem__, reverse=True):
+        if ranking[encoding] <= best:
             return
-        if encoding in _PAIR_CLASSES:
-            penalty = _neighbour_penalty(encoding, sample)
-            scores[encoding] += penalty
-            likelihoods[encoding] += penalty
-        best = max(best, scores[encoding])
+        if encoding in _PAIR_CLASSES and encoding not in penalised:
+            _penalise(encoding, ranking, other, evidence, penalised)
+        best = max(best, ranking[encoding])
+
+
+def _penalise(
+    encoding: str, one: dict[str, float], other: dict[str, float], evidence: tuple[bytes, Histogram], done: set[str]
+) -> None:
+    """Lower *encoding*'s value in both dicts by its neighbour penalty over *evidence* (the window's first
+    ``MIXING_SAMPLE`` bytes and its histogram), and note it in *done*."""
+    sample, (order, counts) = evidence
+    penalty = _neighbour_penalty(encoding, sample)
+    capitals = best_dot_products(order, counts, _CAPITAL_SIGNS[encoding], b"\x01")[0][0] - _CAPITALS_ALLOWED
+    if capitals > 0:
+        penalty += _CAPITAL_EXCESS * capitals
+    one[encoding] += penalty
+    other[encoding] += penalty
+    done.add(encoding)
 
 
 def _neighbour_penalty(encoding: str, sample: bytes) -> float:
@@ -970,6 +1000,12 @@ _CAPITALISED = math.log(1 / 3)
 _FINAL_INSIDE = math.log(1e-3)  # a final form followed by a letter (in visual order: after one)
 _STRAY_MARK = math.log(1e-3)  # a combining mark after a space, a digit or punctuation
 _GLUED = math.log(1e-2)  # a closing sign followed by a letter: "”айл" for x-mac-cyrillic's "Файл"
+#: Capitals are headings' and names' style, not running text's: a reading whose window holds more capitals than
+#: small letters, by more than a long heading's, pays the per-letter cost the counts give a capital (about 0.1 of its
+#: small letter) for each one beyond (KOI8-R's small letters are windows-1251's capitals: a paragraph of Russian in
+#: KOI8-R read as windows-1251 is a paragraph in capitals).
+_CAPITALS_ALLOWED = 32
+_CAPITAL_EXCESS = math.log(0.1)
 _LETTERS = (_ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _LATIN_CAPITAL, _FIRST)
 
 
@@ -1017,3 +1053,11 @@ def _pair_classes(encoding: str) -> bytes:
 
 _PAIR_WEIGHTS = _pair_weights()
 _PAIR_CLASSES = {encoding: _pair_classes(encoding) for encoding in _SINGLE_BYTE_TABLES}
+#: Per single-byte candidate, per high byte: +1 for a capital scored as its small letter, -1 for a small letter:
+#: a histogram's dot product with it counts the capitals beyond the small letters.
+_CAPITAL_SIGNS = {
+    encoding: array(
+        "d", [1.0 if c == _CAPITAL else -1.0 if c in (_SMALL, _FINAL, _FIRST) else 0.0 for c in classes[0x80:]]
+    )
+    for encoding, classes in _PAIR_CLASSES.items()
+}
