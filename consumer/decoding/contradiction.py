@@ -44,10 +44,11 @@ _NOT_LEGACY = _NOT_ASCII_COMPATIBLE | {"UTF-8"}
 #: leave the unigram model's margins within what a true label of a language the model lacks can lose by.
 DOUBT_EVIDENCE = 16
 #: ... and only when the declared reading's likelihood is below the best one's by at least this many nats per
-#: character the two read differently.  Mojibake of a sibling label loses by 2 to 8 nats at each character it
-#: changes; a true label of a language the model has rarely trails by more than 1 (bench/false_declared.py
-#: chose these on the ``tune`` half of its corpus, bench/RESULTS.md).
-DOUBT_NATS_PER_CHARACTER = 2.0
+#: character the two read differently.  Mojibake of a sibling label loses by 1.5 to 8 nats at each character it
+#: changes (KOI8-R read as windows-1251, all capitals, the least); a true label trails by more than 1.3 only
+#: for text the model has no language for (a Dutch page of Icelandic names read as Czech, 5), rarely
+#: (bench/false_declared.py chose it on the ``tune`` half of its corpus, bench/RESULTS.md).
+DOUBT_NATS_PER_CHARACTER = 1.5
 #: ... and by at least this many nats in all: one character decides only when its reading is practically
 #: never text (a C1 control, a box-drawing character inside a word).
 DOUBT_NATS = 7.5
