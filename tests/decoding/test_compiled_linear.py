@@ -256,6 +256,7 @@ PER_BYTE = {
     "first_high_byte": 2,  # 0.88: eight bytes a step to the first high one
     "four_byte_gb18030": 30,  # 15.2: a lead and a digit every three bytes, every start tested
     "mixed_pairs": 17,  # 8.3: a byte at a time where words hold high bytes
+    "pair_sum": 25,  # 12.2: high bytes only, a class and a weight looked up at every byte
     "best_dot_products": 2,  # 0.6 (random bytes: all 128 high bytes): bounded by the histogram, not the data
     "strict_decodes": 490,  # 245: ASCII, decoded by every multi-byte candidate's Python codec (6 of them)
     "softmax_weights": 760,  # 381 a score (one a byte), every score listed: an int and a float each
@@ -287,6 +288,12 @@ def _mixing_classes() -> bytes:
     from consumer.decoding.detection import _MIXING_CLASSES
 
     return _MIXING_CLASSES["windows-1251"]
+
+
+def _pair_tables() -> tuple[object, ...]:
+    from consumer.decoding.detection import _PAIR_CLASSES, _PAIR_WEIGHTS
+
+    return _PAIR_CLASSES["windows-1251"], _PAIR_WEIGHTS
 
 
 def _multi_byte_decoders() -> tuple[object, ...]:
@@ -358,6 +365,8 @@ def _entries() -> list[Entry]:
               detection_inputs),
         Entry("mixed_pairs", "windows-1251", DETECTION, "mixed_pairs", ("py_mixed_pairs",),
               lambda data: (data, _mixing_classes()), detection_inputs),
+        Entry("pair_sum", "windows-1251", DETECTION, "pair_sum", ("py_pair_sum",),
+              lambda data: (data, *_pair_tables()), detection_inputs),
         Entry("best_dot_products", "", DETECTION, "best_dot_products", ("py_best_dot_products",),
               _histogram_and_tables, detection_inputs),
         Entry("strict_decodes", "", DETECTION, "strict_decodes", ("py_strict_decodes",),
