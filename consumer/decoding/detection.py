@@ -351,26 +351,35 @@ class Scores(NamedTuple):
         return sum(count for byte, count in zip(order, counts, strict=True) if byte in apart)
 
 
-def scores(body: bytes, tld: str | None = None) -> Scores | None:
+def scores(
+    body: bytes,
+    tld: str | None = None,
+    *,
+    examined: int = MAX_EXAMINED,
+    window: int = WINDOW,
+    min_high_bytes: int = MIN_HIGH_BYTES,
+) -> Scores | None:
     """Every candidate's score for *body* (``Scores``), or None when its examined bytes have no non-ASCII byte.
 
     ``detect`` answers with the best of these alone; a caller that weighs a declared encoding against the
-    evidence (``contradiction.doubted``) reads them all.  Bounded as ``detect`` is; never raises (None).
+    evidence (``contradiction.doubted``) reads them all, and may look at less than ``detect`` does: at most
+    *examined* bytes, a *window* grown while it holds fewer than *min_high_bytes* high bytes.  Bounded as
+    ``detect`` is; never raises (None).
     """
     hint = tld_of(tld)
     try:
         start, first_high = _evidence_start(body)
-        head = bytes(body[start : start + MAX_EXAMINED])
-        scored = _scored(head, first_high - start, hint)
+        head = bytes(body[start : start + examined])
+        scored = _scored(head, first_high - start, hint, window, min_high_bytes)
     except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
         return None
     if scored is None:
         return None
     candidates, likelihoods, texts, histogram, penalised = scored
-    window = _window(head, first_high - start)
-    evidence = (window[:MIXING_SAMPLE], histogram)
+    window_bytes = _window(head, first_high - start, window, min_high_bytes)
+    evidence = (window_bytes[:MIXING_SAMPLE], histogram)
     _penalise_neighbours(likelihoods, candidates, evidence, penalised)  # the leaders by likelihood
-    return Scores(candidates, likelihoods, sum(histogram[1]), window, hint, dict(texts), histogram, penalised)
+    return Scores(candidates, likelihoods, sum(histogram[1]), window_bytes, hint, dict(texts), histogram, penalised)
 
 
 def _whatwg_decodes(window: bytes, encoding: str) -> str | None:
@@ -397,7 +406,7 @@ Histogram = tuple[bytes, list[int]]
 
 
 def _scored(
-    head: bytes, first_high: int, hint: str | None
+    head: bytes, first_high: int, hint: str | None, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES
 ) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str]] | None:
     """Every viable candidate's score (and what confidence needs, and which scores are net of their neighbour
     penalty); None when *head* has no non-ASCII byte.
@@ -405,7 +414,7 @@ def _scored(
     *first_high* is the index of *head*'s first non-ASCII byte (-1: none), as ``_evidence_start`` found it."""
     if first_high < 0:
         return None
-    window = _window(head, first_high)
+    window = _window(head, first_high, size, min_high_bytes)
     histogram = high_bytes(window)
     likelihoods, texts, languages = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
@@ -415,11 +424,10 @@ def _scored(
     return scores, likelihoods, texts, histogram, penalised
 
 
-def _window(head: bytes, start: int) -> bytes:
-    """The bytes scored."""
-    size = WINDOW
+def _window(head: bytes, start: int, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES) -> bytes:
+    """The bytes scored: *size* bytes from *start*, doubled while they hold fewer than *min_high_bytes* high ones."""
     high = high_byte_count(head[start : start + size])
-    while start + size < len(head) and high < MIN_HIGH_BYTES:
+    while start + size < len(head) and high < min_high_bytes:
         high += high_byte_count(head[start + size : start + 2 * size])  # the added half
         size *= 2
     return head[start : start + size]
