@@ -7,9 +7,11 @@ after the output is durably written.
 ``ExactlyOnce`` follows docs/kafka.md (and librdkafka's examples/transactions.c):
 begin, produce the batch, send its offsets with the consumer's group metadata
 to the transaction, commit.  Retriable errors retry the call (``init_transactions``
-included) while the broker is away, with the rewind's patience
-(``REWIND_PATIENCE_S``): a broker restart under load outlasted one timeout and
-ended the processor.  ``stopping()`` (SIGTERM) ends that wait with
+included) while the broker is away, for *patience* seconds (the rewind's,
+``REWIND_PATIENCE_S``, unless given; the stream processor's is unbounded so
+that it waits out an outage of any length: docs/delivery.md, "Kafka
+outages"): a broker restart under load outlasted one timeout and ended the
+processor.  ``stopping()`` (SIGTERM) ends that wait with
 ``Interrupted``.  Abortable errors raise ``Abortable`` (the writer then calls
 ``abort``); fencing raises ``EngineFatalError``; any other fatal error raises
 ``ProducerFailed``.
@@ -157,9 +159,10 @@ class AtLeastOnce:
         self.producer = producer
         self.timeout = timeout
         self.on_result = on_result
+        self._watch: Watch = unwatched
 
     def start(self, watch: Watch) -> None:
-        pass
+        self._watch = watch  # names the flush to whoever waits for it (it is bounded by its own timeout)
 
     def write(self, batch: Batch, consumer: Consumer) -> None:
         failures: list[object] = []
@@ -174,7 +177,8 @@ class AtLeastOnce:
                 produce(self.producer, output, on_delivery)
         except Abortable as exc:
             failures.append(exc)
-        remaining = self.producer.flush(self.timeout)
+        with self._watch(self.timeout + WEDGE_GRACE_S, "produce flush"):
+            remaining = self.producer.flush(self.timeout)
         if failures or remaining:
             raise Abortable(f"{len(failures)} deliveries failed, {remaining} still queued")
         if batch.offsets:
