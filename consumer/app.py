@@ -19,7 +19,17 @@ from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from .build_info import compiled
 from .decoding import OverrideTable, media_family
-from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy, Wait
+from .engine import (
+    REWIND_PATIENCE_S,
+    AtLeastOnce,
+    BatchEngine,
+    ConsumerPositions,
+    Decided,
+    ExactlyOnce,
+    Hooks,
+    Policy,
+    Wait,
+)
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.exceptions import KafkaLayerError
@@ -302,7 +312,11 @@ class App:
                 timeout=timeout,
                 on_result=self._transaction,
                 stopping=lambda: self.processor.stopping,
+                # Mid-stream, an outage is waited out however long it lasts; the first producer's
+                # init_transactions gives up after the rewind's patience and is tried again with
+                # back-off, saying so (_transactions_waiting), as before.
                 patience=math.inf,
+                start_patience=math.inf if self.processor.started.is_set() else REWIND_PATIENCE_S,
             )
         producer = make_producer(self.connection, extra=watched)
         return AtLeastOnce(producer, timeout=timeout, on_result=self._transaction)

@@ -73,7 +73,7 @@ class Settings:
     #: A batch closes at this many bytes of records (keys and values) as well as at ``batch_size``:
     #: what bounds memory with large pages (docs/memory.md); the consumer's fetch queues are sized
     #: with it (``consumer.kafka.clients.fetch_sizes``).  A single larger record is a batch of its own.
-    batch_max_bytes: int = 32 * MIB
+    batch_max_bytes: int = 16 * MIB
     batch_timeout_ms: int = 200
     #: The address /metrics, /healthz and /readyz listen on: 0.0.0.0 (every IPv4 address), :: (every IPv6
     #: address, and IPv4 too on a dual-stack host), or one address.
@@ -157,9 +157,9 @@ class Settings:
         if self.liveness_window_s <= 0:
             yield "liveness_window_s must be positive"
         # The fetch sizes derived from it must stay within librdkafka's ranges (the prefetch queue,
-        # half of it, at most 2 GiB); below 1 MiB a batch of 30 KB pages would be a few records.
-        if not MIB <= self.batch_max_bytes <= 4096 * MIB:
-            yield "batch_max_bytes must be between 1 MiB (1048576) and 4 GiB (4294967296)"
+        # as large as it, at most 2 GiB); below 1 MiB a batch of 30 KB pages would be a few records.
+        if not MIB <= self.batch_max_bytes <= 2048 * MIB:
+            yield "batch_max_bytes must be between 1 MiB (1048576) and 2 GiB (2147483648)"
         # librdkafka's floor is 1 s; the broker refuses more than its transaction.max.timeout.ms (15 min by default).
         if not 1000 <= self.transaction_timeout_ms <= 900_000:
             yield "transaction_timeout_ms must be between 1000 and 900000 (the broker's transaction.max.timeout.ms)"

@@ -90,12 +90,17 @@ class ExactlyOnce:
         grace: float = WEDGE_GRACE_S,
         patience: float = REWIND_PATIENCE_S,
         stopping: Callable[[], bool] = _never,
+        start_patience: float | None = None,
     ) -> None:
+        """*start_patience* (default: *patience*) bounds the retries of ``init_transactions`` alone: the
+        stream processor's first producer gives up after the rewind's patience and reports it, waiting
+        with back-off (``Hooks.start_waiting``); a producer replaced mid-stream waits as long as others."""
         self.producer = producer
         self.timeout = timeout
         self.on_result = on_result
         self.grace = grace
         self.patience = patience
+        self.start_patience = patience if start_patience is None else start_patience
         self.stopping = stopping
         self._watch: Watch = unwatched
 
@@ -103,7 +108,7 @@ class ExactlyOnce:
         self._watch = watch
         try:
             # Called again after a timeout, init_transactions resumes where it stopped (librdkafka).
-            self._call("init_transactions", self.producer.init_transactions, self.timeout)
+            self._call("init_transactions", self.producer.init_transactions, self.timeout, patience=self.start_patience)
         except (Abortable, ProducerFailed) as exc:
             # Nothing to abort yet: without transactions nothing can be written (broker unreachable...).
             raise NotStarted(f"cannot initialise transactions: {exc}") from exc
@@ -124,12 +129,13 @@ class ExactlyOnce:
     def close(self, timeout: float) -> None:
         self.producer.flush(timeout)
 
-    def _call(self, what: str, fn: Callable[..., object], *args: object) -> object:
+    def _call(self, what: str, fn: Callable[..., object], *args: object, patience: float | None = None) -> object:
         """Run one transactional call under the watch, retrying what librdkafka marks retriable.
 
-        Retries go on for ``max(timeout, patience)`` seconds in all, unless ``stopping()``.
+        Retries go on for ``max(timeout, patience)`` seconds in all (the policy's *patience* unless
+        given), unless ``stopping()``.
         """
-        deadline = time.monotonic() + max(self.timeout, self.patience)
+        deadline = time.monotonic() + max(self.timeout, self.patience if patience is None else patience)
         while True:
             try:
                 with self._watch(self.timeout + self.grace, what):

@@ -204,6 +204,12 @@ class Writer:
     @contextmanager
     def _watch(self, seconds: float, what: str) -> Iterator[None]:
         with self._cv:
+            if self._ended:
+                # Given up as wedged: its batch is read again under a new producer, so this one may start
+                # no other call.  A hung send_offsets_to_transaction that returns once the broker is back
+                # would go on to commit_transaction, racing the new producer's fencing with a batch the
+                # loop reads again.
+                raise Wedged(f"abandoned; {what} not called")
             self._deadline, self._what = time.monotonic() + seconds, f"{what} did not return within {seconds:g} s"
             self._call = what
             self._cv.notify_all()  # waiters sleep until the deadline, not for ever

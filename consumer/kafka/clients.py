@@ -50,7 +50,7 @@ TRANSACTION_TIMEOUT_MS = 60_000
 
 #: The default of the ``batch_max_bytes`` setting: a batch's records, keys and values, at most this
 #: many bytes (one record more when a single record is larger).  bench/batch_memory.py, bench/RESULTS.md.
-BATCH_BYTES = 32 * MiB
+BATCH_BYTES = 16 * MiB
 
 #: How often librdkafka reports its statistics to a client given a ``stats_cb``
 #: (``observability/client_stats.py``); ``statistics.interval.ms`` in ``kafka_config``
@@ -64,22 +64,22 @@ DEFAULT_TOPIC_CONFIG: Mapping[str, str] = {"max.message.bytes": str(MESSAGE_LIMI
 def fetch_sizes(batch_bytes: int = BATCH_BYTES) -> dict[str, int]:
     """The consumer's fetch sizes for batches of at most *batch_bytes* (the ``batch_max_bytes`` setting).
 
-    What the consumer holds beside the batch being made is sized with it: the prefetch queue half a
-    batch, a fetch a quarter, a partition's share of a fetch 1/32 (at the default 32 MiB: 16 MiB,
-    8 MiB, 1 MiB, the sizes measured below), none below librdkafka's minimum of 1 KiB a partition.
+    What the consumer holds beside the batch being made is sized with it: the prefetch queue one batch,
+    a fetch half of one, a partition's share of a fetch 1/16 (at the default 16 MiB: 16 MiB, 8 MiB,
+    1 MiB, the sizes measured below), none below librdkafka's minimum of 1 KiB a partition.
     """
     return {
         # Fetch sizes bound memory, not record size (see the module docstring): with 17 MiB a
         # partition and 50 MiB a fetch, zstd-compressed HTML inflated to a peak RSS of 430-530 MB
         # in bench/pipeline.py (30 KB pages); with 1 MiB and 8 MiB, 190-280 MB at the same throughput.
         # tests/kafka/test_kafka_clients.py round-trips a MAX_BODY_BYTES record through them.
-        "max.partition.fetch.bytes": max(batch_bytes // 32, 1024),
-        "fetch.max.bytes": max(batch_bytes // 4, 1024),
+        "max.partition.fetch.bytes": max(batch_bytes // 16, 1024),
+        "fetch.max.bytes": max(batch_bytes // 2, 1024),
         # The prefetch queue (librdkafka's default 64 MiB): two fetches' worth.  On bench/pipeline.py's
         # crawl mix the processor's peak RSS fell from 412-479 MB to 352 MB at 16 MiB with the same
         # records/s; at 4 MiB to 321 MB, but records/s fell 15% (bench/RESULTS.md, issue 31).  A
         # larger record is still fetched: the limit pauses fetching, it never refuses a message.
-        "queued.max.messages.kbytes": max(batch_bytes // 2 // 1024, 1),
+        "queued.max.messages.kbytes": min(max(batch_bytes // 1024, 1), 2_097_151),  # librdkafka: at most 2097151
     }
 
 
