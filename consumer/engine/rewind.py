@@ -20,7 +20,6 @@ REWIND_PATIENCE_S = 45.0
 _TRANSIENT = frozenset({
     KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._WAIT_COORD,
     KafkaError.COORDINATOR_LOAD_IN_PROGRESS, KafkaError.COORDINATOR_NOT_AVAILABLE, KafkaError.NOT_COORDINATOR,
-    KafkaError.UNSTABLE_OFFSET_COMMIT,  # a transaction's offsets still pending (KIP-447): asked again
 })  # fmt: skip
 
 
@@ -65,16 +64,9 @@ def _committed_offsets(
     names = tuple(f"{tp.topic}[{tp.partition}]" for tp in partitions)
     while True:
         try:
-            answer = consumer.committed(partitions, timeout=max(0.1, min(timeout, deadline - time.monotonic())))
+            return consumer.committed(partitions, timeout=max(0.1, min(timeout, deadline - time.monotonic())))
         except KafkaException as exc:
             _unless_transient(exc.args[0], deadline, exc)
-        else:
-            # A partition's own error comes with no offset (-1001), which reads as "nothing committed":
-            # taken for one, the partition would be read again from its beginning.
-            failed = next((tp.error for tp in answer if tp.error is not None), None)
-            if failed is None:
-                return answer
-            _unless_transient(failed, deadline, None)
         on_wait(Wait("committed offsets (rewind)", round(time.monotonic() - started, 1), names))
 
 
