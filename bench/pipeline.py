@@ -550,9 +550,11 @@ class Contender:
     def __init__(
         self, kind: str, mode: str, connection: KafkaConnection, batch_size: int, max_body: int,
         partitions: int = PARTITIONS, judge: Callable[[str, bytes, bytes], bool] | None = None,
-        kafka_config: dict[str, str] | None = None,
+        kafka_config: dict[str, str] | None = None, settings: dict[str, object] | None = None,
     ) -> None:  # fmt: skip
         self.kind, self.mode, self.connection = kind, mode, connection
+        # A processor's further settings (by field name), given as CRAWL_DECODER_* variables.
+        self.settings = settings or {}
         # A processor variant's librdkafka settings (its kafka_config), given as CRAWL_DECODER_KAFKA_CONFIG_*.
         self.kafka_config = kafka_config or {}
         self.partitions, self.judge = partitions, judge
@@ -585,6 +587,7 @@ class Contender:
                 "CRAWL_DECODER_OVERRIDES_PATH": "/nonexistent/overrides.yaml", "CRAWL_DECODER_LOG_LEVEL": "warning",
                 "CRAWL_DECODER_MAX_BODY_BYTES": str(self.max_body),
             })  # fmt: skip
+            env.update({f"CRAWL_DECODER_{name.upper()}": str(value) for name, value in self.settings.items()})
             command = [sys.executable, "-m", "consumer.cli", "run"]
         else:
             command = [

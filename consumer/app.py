@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import math
 import signal
 import threading
 import time
@@ -18,7 +19,17 @@ from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from .build_info import compiled
 from .decoding import OverrideTable, media_family
-from .engine import AtLeastOnce, BatchEngine, ConsumerPositions, Decided, ExactlyOnce, Hooks, Policy
+from .engine import (
+    REWIND_PATIENCE_S,
+    AtLeastOnce,
+    BatchEngine,
+    ConsumerPositions,
+    Decided,
+    ExactlyOnce,
+    Hooks,
+    Policy,
+    Wait,
+)
 from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.exceptions import KafkaLayerError
@@ -43,8 +54,8 @@ from .processor.route import CLEAN, NOT_TEXT, QUARANTINE, SKIP, Router
 from .serialization.serde import build_serde
 from .settings import Alarms, ProcessingMode, Settings
 
-#: /healthz fails when the loop has not come round for this long (a stuck broker call, a deadlock).
-LIVENESS_WINDOW_S = 60.0
+#: Seconds between the log lines that say what the processor waits for on Kafka (an outage).
+WAITING_LOG_EVERY_S = 30.0
 
 #: Seconds between reads of an overrides file refused at start.
 OVERRIDES_RETRY_S = 1.0
@@ -70,6 +81,8 @@ class App:
         self.heartbeat = Heartbeat()
         #: Why the processor is not ready before it joins its group (``/readyz``'s body).
         self._waiting = "starting"
+        #: When the last "waiting for Kafka" line was logged (monotonic; -inf: none yet).
+        self._wait_logged = -math.inf
         self._stopped = threading.Event()
         self.alarms = HostAlarms()
         #: Hosts whose clean records turn to mojibake: published, so the lossy alarms never see them.
@@ -107,6 +120,10 @@ class App:
             batch_size=settings.batch_size,
             batch_timeout_s=settings.batch_timeout_ms / 1000,
             timeout_s=settings.shutdown_timeout_s,
+            batch_bytes=settings.batch_max_bytes,
+            record_limit=MESSAGE_LIMIT_BYTES,
+            # A Kafka outage is waited out, however long (docs/delivery.md, "Kafka outages"): SIGTERM ends the wait.
+            patience_s=math.inf,
             on_result=self.metrics.transaction,
             hooks=Hooks(
                 committed=self._committed,
@@ -118,6 +135,7 @@ class App:
                 revoked=self._revoked,
                 lost=self._lost,
                 start_waiting=self._transactions_waiting,
+                waiting=self._waiting_on_kafka,
             ),
         )
         # Which hosts are behind a quarantine spike (metrics never carry host labels): crawled host names,
@@ -126,7 +144,7 @@ class App:
         self.http = HealthServer(
             settings.http_port,
             self.metrics,
-            is_alive=lambda: self.heartbeat.alive(LIVENESS_WINDOW_S),
+            is_alive=lambda: self.heartbeat.alive(settings.liveness_window_s),
             is_ready=lambda: not self._why_not_ready(),
             why_not_ready=self._why_not_ready,
             host=settings.http_host,
@@ -262,7 +280,9 @@ class App:
         extra = {**self._watched_client(), "stats_cb": self.client_stats.callback("consumer")}
         if self.settings.group_instance_id:
             extra["group.instance.id"] = self.settings.group_instance_id
-        return make_consumer(self.connection, self.settings.group_id, extra=extra)
+        return make_consumer(
+            self.connection, self.settings.group_id, extra=extra, batch_bytes=self.settings.batch_max_bytes
+        )
 
     def _watched_client(self) -> dict[str, object]:
         """A client's log and error callbacks, errors meaning Kafka is unreachable told to readiness too
@@ -281,9 +301,22 @@ class App:
         timeout = self.settings.shutdown_timeout_s
         watched = {**self._watched_client(), "stats_cb": self.client_stats.callback("producer")}
         if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE:
-            producer = make_producer(self.connection, transactional_id=self.settings.transactional_id, extra=watched)
+            producer = make_producer(
+                self.connection,
+                transactional_id=self.settings.transactional_id,
+                extra=watched,
+                transaction_timeout_ms=self.settings.transaction_timeout_ms,
+            )
             return ExactlyOnce(
-                producer, timeout=timeout, on_result=self._transaction, stopping=lambda: self.processor.stopping
+                producer,
+                timeout=timeout,
+                on_result=self._transaction,
+                stopping=lambda: self.processor.stopping,
+                # Mid-stream, an outage is waited out however long it lasts; the first producer's
+                # init_transactions gives up after the rewind's patience and is tried again with
+                # back-off, saying so (_transactions_waiting), as before.
+                patience=math.inf,
+                start_patience=math.inf if self.processor.started.is_set() else REWIND_PATIENCE_S,
             )
         producer = make_producer(self.connection, extra=watched)
         return AtLeastOnce(producer, timeout=timeout, on_result=self._transaction)
@@ -335,6 +368,29 @@ class App:
             self.log.error("waiting for transactions", problem=problem, transactional_id=self.settings.transactional_id)
         elif waited.startswith("waiting for transactions"):
             self.log.info("transactions ready", transactional_id=self.settings.transactional_id)
+
+    def _waiting_on_kafka(self, wait: Wait) -> None:
+        """The loop waits on Kafka (loop's thread, every few seconds of the wait): alive, and said every 30 s.
+
+        Liveness counts it as progress: waiting for the broker is what the processor should do during
+        an outage, and every such call is bounded by the writer's watch (docs/delivery.md, "Kafka outages").
+        """
+        self.heartbeat.beat()
+        now = time.monotonic()
+        if now - self._wait_logged < WAITING_LOG_EVERY_S:
+            return
+        self._wait_logged = now
+        self.log.warning(
+            "waiting for Kafka",
+            call=wait.call,
+            waited_s=wait.seconds,
+            partitions=list(wait.partitions),
+            bootstrap_servers=self.connection.bootstrap_servers,
+            transactional_id=self.settings.transactional_id
+            if self.settings.processing_mode is ProcessingMode.EXACTLY_ONCE
+            else None,
+            problem=self.readiness.problem() or None,
+        )
 
     def _committed(self, decided: Decided, seconds: float) -> None:
         self.readiness.kafka_answered()

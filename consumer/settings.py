@@ -70,6 +70,10 @@ class Settings:
     group_instance_id: str = ""
     max_body_bytes: int = 16 * MIB
     batch_size: int = 500
+    #: A batch closes at this many bytes of records (keys and values) as well as at ``batch_size``:
+    #: what bounds memory with large pages (docs/memory.md); the consumer's fetch queues are sized
+    #: with it (``consumer.kafka.clients.fetch_sizes``).  A single larger record is a batch of its own.
+    batch_max_bytes: int = 16 * MIB
     batch_timeout_ms: int = 200
     #: The address /metrics, /healthz and /readyz listen on: 0.0.0.0 (every IPv4 address), :: (every IPv6
     #: address, and IPv4 too on a dual-stack host), or one address.
@@ -94,6 +98,14 @@ class Settings:
     #: ``/readyz`` fails once Kafka has been unreachable, or the group has left this instance no partition,
     #: for this long (docs/observability.md, "Readiness"); shorter problems (a broker restart) do not flap it.
     not_ready_after_s: float = 45.0
+    #: ``/healthz`` fails once the processor's loop has neither come round nor reported waiting on
+    #: Kafka for this long: it is wedged (docs/delivery.md, "Kafka outages").  Waiting on Kafka,
+    #: however long, is not.
+    liveness_window_s: float = 60.0
+    #: The producer's ``transaction.timeout.ms``: how long the broker keeps a transaction open before
+    #: it aborts it (a crashed instance's open transaction blocks read_committed readers that long,
+    #: unless its successor fences it first).  At most the broker's ``transaction.max.timeout.ms``.
+    transaction_timeout_ms: int = 60_000
     #: Decodes with at most this many U+FFFD are accepted as clean (0: any is lossy).
     replacement_threshold: int = 0
     #: A response that is not text is skipped (counted) or quarantined (reason not-text).
@@ -142,6 +154,15 @@ class Settings:
             yield "shutdown_timeout_s must be positive"
         if self.not_ready_after_s <= 0:
             yield "not_ready_after_s must be positive"
+        if self.liveness_window_s <= 0:
+            yield "liveness_window_s must be positive"
+        # The fetch sizes derived from it must stay within librdkafka's ranges (the prefetch queue,
+        # as large as it, at most 2 GiB); below 1 MiB a batch of 30 KB pages would be a few records.
+        if not MIB <= self.batch_max_bytes <= 2048 * MIB:
+            yield "batch_max_bytes must be between 1 MiB (1048576) and 2 GiB (2147483648)"
+        # librdkafka's floor is 1 s; the broker refuses more than its transaction.max.timeout.ms (15 min by default).
+        if not 1000 <= self.transaction_timeout_ms <= 900_000:
+            yield "transaction_timeout_ms must be between 1000 and 900000 (the broker's transaction.max.timeout.ms)"
         if self.replacement_threshold < 0:
             yield "replacement_threshold must not be negative"
         if self.quarantine_log_per_host_per_minute < 0:

@@ -11,7 +11,7 @@ docs/batch-engine.md.
 
 from __future__ import annotations
 
-from .batch import Batch, Decision, Output
+from .batch import Batch, Decision, Output, Wait
 from .exceptions import BatchAborted, EngineError, EngineFatalError, Interrupted, NotStarted
 from .loop import BatchEngine, Decided, Hooks
 from .offsets import ConsumerPositions, Offsets, Rebalance
@@ -41,5 +41,6 @@ __all__ = [
     "Pipeline",
     "Policy",
     "Rebalance",
+    "Wait",
     "rewind",
 ]

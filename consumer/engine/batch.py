@@ -45,3 +45,19 @@ class Batch:
     group_metadata: object
     #: Runs in the loop's thread once the batch is committed.
     on_committed: Callable[[], None] = _nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """What the loop's thread waits for: a call of the writer (or of a rewind) on Kafka."""
+
+    #: The call: ``init_transactions``, ``commit_transaction``, ``produce``, ``committed offsets``...
+    call: str
+    #: Seconds the loop's thread has waited so far.
+    seconds: float
+    #: The partitions (``topic[partition]``) of the batch the call is for; empty before any batch.
+    partitions: tuple[str, ...] = ()
+
+
+def ignore_wait(_wait: Wait) -> None:
+    pass

@@ -5,7 +5,10 @@ is given: ``decide(message) -> Decision`` (where one message goes), an
 ``Offsets`` source (where the offsets a batch commits come from, and when the
 run is over) and a policy factory (exactly once, at least once, dry run).
 
-The loop's thread consumes, admits and decides; the writer thread (``writer``)
+A batch closes at ``batch_size`` records, at ``batch_bytes`` bytes of records
+(keys and values: the memory it holds, decoded twice over, while the writer
+holds the batch before it), or after ``batch_timeout_s``, whichever comes
+first.  The loop's thread consumes, admits and decides; the writer thread (``writer``)
 owns the producer and commits each batch while the loop decides the next one.
 A failed batch is rewound and read again inside the engine (``BatchAborted``
 is caught in ``_round`` alone); ``run()`` raises only ``EngineFatalError``, or
@@ -26,11 +29,12 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
-from .batch import Batch, Decision, Output
+from .batch import Batch, Decision, Output, Wait, ignore_wait
 from .exceptions import BatchAborted, EngineFatalError, Interrupted, NotStarted
 from .offsets import Offsets
 from .pipeline import Pipeline
 from .policies import Policy
+from .rewind import REWIND_PATIENCE_S
 
 Decided = Sequence[tuple[Message, Decision[Any]]]
 
@@ -61,6 +65,9 @@ class Hooks:
     #: each failure reported (the stream processor: no crash loop while a coordinator is away), then None
     #: once started.  Unset: ``NotStarted`` is raised (replay: a command that fails).
     start_waiting: Callable[[str | None], None] | None = None
+    #: The loop's thread waits on Kafka (the writer's call, a rewind's request): what for, every few
+    #: seconds while it lasts (``writer.WAIT_TICK_S``).  The stream processor counts it as alive.
+    waiting: Callable[[Wait], None] = ignore_wait
 
 
 class BatchEngine:
@@ -76,16 +83,26 @@ class BatchEngine:
         batch_size: int,
         batch_timeout_s: float,
         timeout_s: float,
+        batch_bytes: int | None = None,
+        record_limit: int = 1,
+        patience_s: float = REWIND_PATIENCE_S,
         hooks: Hooks | None = None,
         on_result: Callable[[str], None] = _ignore,
     ) -> None:
+        """*batch_bytes* (None: no bound) closes a batch once its records reach it; *record_limit*, the
+        largest record the consumer can return, sizes each read so that none passes it by more than one
+        record.  *patience_s* bounds how long a transactional call or a rewind is retried while the
+        broker does not answer (``math.inf``: until it answers, or ``stop()``)."""
         self._make_consumer = consumer
         self._offsets = offsets
         self._decide = decide
         self._make_policy = policy
         self._batch_size = batch_size
         self._batch_timeout = batch_timeout_s
+        self._batch_bytes = batch_bytes
+        self._record_limit = max(record_limit, 1)
         self._timeout = timeout_s
+        self._patience = patience_s
         self._hooks = hooks or Hooks()
         self._on_result = on_result
         self._pipeline: Pipeline | None = None
@@ -111,7 +128,13 @@ class BatchEngine:
         """
         consumer = self._make_consumer()
         pipeline = self._pipeline = Pipeline(
-            consumer, self._offsets, self._make_policy, timeout=self._timeout, on_result=self._on_result
+            consumer,
+            self._offsets,
+            self._make_policy,
+            timeout=self._timeout,
+            on_result=self._on_result,
+            patience=self._patience,
+            on_wait=self._hooks.waiting,
         )
         try:
             if not self._start(pipeline):
@@ -151,7 +174,7 @@ class BatchEngine:
 
     def _round(self, consumer: Consumer, pipeline: Pipeline) -> None:
         self._hooks.between_batches()
-        messages = consumer.consume(self._batch_size, self._batch_timeout)
+        messages = self._consume(consumer)
         try:
             pipeline.check()  # a batch that failed meanwhile rewinds: these messages are read again
             batch = self._make(consumer, pipeline, messages)
@@ -162,6 +185,26 @@ class BatchEngine:
                 pipeline.settle()  # nothing new: report the last batch once it is committed
         except BatchAborted as exc:
             self._hooks.batch_aborted(str(exc))
+
+    def _consume(self, consumer: Consumer) -> list[Message]:
+        """Up to ``batch_size`` records, within ``batch_bytes``, within ``batch_timeout``.
+
+        Without a byte bound, one ``consume``.  With one, reads of as many records as the bytes left
+        can hold at ``record_limit`` each (one at least): the batch ends at most one record past the
+        bound whatever the sizes, where one read of ``batch_size`` took 500 records of 3 MB.
+        """
+        if self._batch_bytes is None:
+            return consumer.consume(self._batch_size, self._batch_timeout)
+        deadline = time.monotonic() + self._batch_timeout
+        messages: list[Message] = []
+        size = 0
+        while True:
+            wanted = min(self._batch_size - len(messages), max(1, (self._batch_bytes - size) // self._record_limit))
+            read = consumer.consume(wanted, max(0.0, deadline - time.monotonic()))
+            messages.extend(read)
+            size += sum(len(message.value() or b"") + len(message.key() or b"") for message in read)
+            if len(read) < wanted or len(messages) >= self._batch_size or size >= self._batch_bytes:
+                return messages  # a short read is the timeout (or an error event): the batch is what came
 
     def _make(self, consumer: Consumer, pipeline: Pipeline, messages: list[Message]) -> Batch | None:
         """Admit and decide message by message (a decision can end the range: replay's --max)."""

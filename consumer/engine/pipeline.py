@@ -31,7 +31,7 @@ from typing import NoReturn
 
 from confluent_kafka import Consumer, TopicPartition
 
-from .batch import Batch
+from .batch import Batch, Wait, ignore_wait
 from .exceptions import (
     Abortable,
     BatchAborted,
@@ -64,8 +64,10 @@ class Pipeline:
         timeout: float,
         on_result: Callable[[str], None] = _ignore,
         patience: float = REWIND_PATIENCE_S,
+        on_wait: Callable[[Wait], None] = ignore_wait,
     ) -> None:
         self._consumer = consumer
+        self._on_wait = on_wait
         self._offsets = offsets
         self._make_policy = policy
         self._timeout = timeout
@@ -202,7 +204,7 @@ class Pipeline:
         return False
 
     def _new_writer(self, *, first: bool = False) -> Writer:
-        writer = Writer(self._make_policy(), self._consumer)
+        writer = Writer(self._make_policy(), self._consumer, self._on_wait)
         failure = writer.start()
         if failure is None:
             return writer
@@ -232,7 +234,8 @@ class Pipeline:
             self._kept_abort = (failure, known)
 
     def _rewind(self, known: bool) -> None:
-        rewind(self._consumer, self._offsets, self._timeout, self._patience, self._known if known else None)
+        known_offsets = self._known if known else None
+        rewind(self._consumer, self._offsets, self._timeout, self._patience, known_offsets, self._on_wait)
 
     def _died(self, fatal: EngineError) -> EngineError:
         self._fatal = fatal

@@ -7,9 +7,11 @@ after the output is durably written.
 ``ExactlyOnce`` follows docs/kafka.md (and librdkafka's examples/transactions.c):
 begin, produce the batch, send its offsets with the consumer's group metadata
 to the transaction, commit.  Retriable errors retry the call (``init_transactions``
-included) while the broker is away, with the rewind's patience
-(``REWIND_PATIENCE_S``): a broker restart under load outlasted one timeout and
-ended the processor.  ``stopping()`` (SIGTERM) ends that wait with
+included) while the broker is away, for *patience* seconds (the rewind's,
+``REWIND_PATIENCE_S``, unless given; the stream processor's is unbounded so
+that it waits out an outage of any length: docs/delivery.md, "Kafka
+outages"): a broker restart under load outlasted one timeout and ended the
+processor.  ``stopping()`` (SIGTERM) ends that wait with
 ``Interrupted``.  Abortable errors raise ``Abortable`` (the writer then calls
 ``abort``); fencing raises ``EngineFatalError``; any other fatal error raises
 ``ProducerFailed``.
@@ -88,12 +90,17 @@ class ExactlyOnce:
         grace: float = WEDGE_GRACE_S,
         patience: float = REWIND_PATIENCE_S,
         stopping: Callable[[], bool] = _never,
+        start_patience: float | None = None,
     ) -> None:
+        """*start_patience* (default: *patience*) bounds the retries of ``init_transactions`` alone: the
+        stream processor's first producer gives up after the rewind's patience and reports it, waiting
+        with back-off (``Hooks.start_waiting``); a producer replaced mid-stream waits as long as others."""
         self.producer = producer
         self.timeout = timeout
         self.on_result = on_result
         self.grace = grace
         self.patience = patience
+        self.start_patience = patience if start_patience is None else start_patience
         self.stopping = stopping
         self._watch: Watch = unwatched
 
@@ -101,7 +108,7 @@ class ExactlyOnce:
         self._watch = watch
         try:
             # Called again after a timeout, init_transactions resumes where it stopped (librdkafka).
-            self._call("init_transactions", self.producer.init_transactions, self.timeout)
+            self._call("init_transactions", self.producer.init_transactions, self.timeout, patience=self.start_patience)
         except (Abortable, ProducerFailed) as exc:
             # Nothing to abort yet: without transactions nothing can be written (broker unreachable...).
             raise NotStarted(f"cannot initialise transactions: {exc}") from exc
@@ -122,12 +129,13 @@ class ExactlyOnce:
     def close(self, timeout: float) -> None:
         self.producer.flush(timeout)
 
-    def _call(self, what: str, fn: Callable[..., object], *args: object) -> object:
+    def _call(self, what: str, fn: Callable[..., object], *args: object, patience: float | None = None) -> object:
         """Run one transactional call under the watch, retrying what librdkafka marks retriable.
 
-        Retries go on for ``max(timeout, patience)`` seconds in all, unless ``stopping()``.
+        Retries go on for ``max(timeout, patience)`` seconds in all (the policy's *patience* unless
+        given), unless ``stopping()``.
         """
-        deadline = time.monotonic() + max(self.timeout, self.patience)
+        deadline = time.monotonic() + max(self.timeout, self.patience if patience is None else patience)
         while True:
             try:
                 with self._watch(self.timeout + self.grace, what):
@@ -157,9 +165,10 @@ class AtLeastOnce:
         self.producer = producer
         self.timeout = timeout
         self.on_result = on_result
+        self._watch: Watch = unwatched
 
     def start(self, watch: Watch) -> None:
-        pass
+        self._watch = watch  # names the flush to whoever waits for it (it is bounded by its own timeout)
 
     def write(self, batch: Batch, consumer: Consumer) -> None:
         failures: list[object] = []
@@ -174,7 +183,8 @@ class AtLeastOnce:
                 produce(self.producer, output, on_delivery)
         except Abortable as exc:
             failures.append(exc)
-        remaining = self.producer.flush(self.timeout)
+        with self._watch(self.timeout + WEDGE_GRACE_S, "produce flush"):
+            remaining = self.producer.flush(self.timeout)
         if failures or remaining:
             raise Abortable(f"{len(failures)} deliveries failed, {remaining} still queued")
         if batch.offsets:

@@ -19,6 +19,13 @@ the deadline of the call it is in, and whoever waits for it in the loop's
 thread (``start``, ``hand``, ``drain``) declares it ``Wedged`` once that
 deadline has passed.  A wedged thread cannot be stopped: it is abandoned with
 its producer, and whatever it does when (if ever) its call returns is ignored.
+
+Whoever waits wakes every ``WAIT_TICK_S`` and reports a ``Wait`` (``on_wait``):
+what the writer is in (``init_transactions``, ``commit_transaction``,
+``produce``...), since when, for which partitions.  A wait on the writer is a
+wait on Kafka (the writer does nothing else, and each of its calls that can
+hang is bounded by the watch): the stream processor counts it as alive and logs
+it (docs/delivery.md, "Kafka outages").
 """
 
 from __future__ import annotations
@@ -31,9 +38,12 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import Consumer
 
-from .batch import Batch
+from .batch import Batch, Wait, ignore_wait
 from .exceptions import Abortable, EngineFatalError, ProducerFailed, Wedged
 from .policies import Policy
+
+#: Seconds between ``on_wait`` reports while the loop's thread waits for the writer.
+WAIT_TICK_S = 5.0
 
 
 @dataclass(slots=True)
@@ -47,9 +57,10 @@ class Report:
 class Writer:
     """A thread owning one policy (and its producer), taking batches from a one-slot hand-off."""
 
-    def __init__(self, policy: Policy, consumer: Consumer) -> None:
+    def __init__(self, policy: Policy, consumer: Consumer, on_wait: Callable[[Wait], None] = ignore_wait) -> None:
         self._policy = policy
         self._consumer = consumer
+        self._on_wait = on_wait
         self._cv = threading.Condition()
         #: Made, waiting for its turn.
         self._slot: Batch | None = None
@@ -66,6 +77,8 @@ class Writer:
         #: The call in progress and when it counts as wedged.
         self._deadline: float | None = None
         self._what = ""
+        #: The call in progress, for ``on_wait`` ("" between calls).
+        self._call = ""
         self._thread = threading.Thread(target=self._run, name="batch-writer", daemon=True)
 
     # -- the loop's side ----------------------------------------------------------------
@@ -191,25 +204,46 @@ class Writer:
     @contextmanager
     def _watch(self, seconds: float, what: str) -> Iterator[None]:
         with self._cv:
+            if self._ended:
+                # Given up as wedged: its batch is read again under a new producer, so this one may start
+                # no other call.  A hung send_offsets_to_transaction that returns once the broker is back
+                # would go on to commit_transaction, racing the new producer's fencing with a batch the
+                # loop reads again.
+                raise Wedged(f"abandoned; {what} not called")
             self._deadline, self._what = time.monotonic() + seconds, f"{what} did not return within {seconds:g} s"
+            self._call = what
             self._cv.notify_all()  # waiters sleep until the deadline, not for ever
         try:
             yield
         finally:
             with self._cv:
                 self._deadline = None
+                self._call = ""
 
     # -- shared state (under the condition) ---------------------------------------------
 
     def _wait(self, done: Callable[[], bool]) -> None:
-        """Wait until *done* holds or the writer failed; a call past its deadline is a wedge."""
+        """Wait until *done* holds or the writer failed; a call past its deadline is a wedge.
+        Every ``WAIT_TICK_S`` meanwhile, ``on_wait`` says what the writer is in."""
+        started = reported = time.monotonic()
         while not done() and self._failure is None:
             deadline = self._deadline
-            if deadline is not None and time.monotonic() >= deadline:
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
                 self._ended = True
                 self._fail(Wedged(self._what))
                 return
-            self._cv.wait(None if deadline is None else deadline - time.monotonic())
+            if now - reported >= WAIT_TICK_S:
+                reported = now
+                self._on_wait(self._waiting(now - started))
+            self._cv.wait(WAIT_TICK_S if deadline is None else min(WAIT_TICK_S, deadline - now))
+
+    def _waiting(self, seconds: float) -> Wait:
+        """What the writer is in: its watched call, else producing a batch, else getting ready."""
+        batch = self._writing
+        call = self._call or ("produce" if batch is not None else "starting the producer")
+        partitions = tuple(f"{tp.topic}[{tp.partition}]" for tp in batch.offsets) if batch is not None else ()
+        return Wait(call, round(seconds, 1), partitions)
 
     def _fail(self, exc: BaseException) -> None:
         if self._failure is None:

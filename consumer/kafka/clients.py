@@ -44,8 +44,13 @@ MESSAGE_LIMIT_BYTES = MAX_BODY_BYTES + MiB
 
 #: Producer transactions are short (one consumed batch); a crashed instance's
 #: open transaction blocks read_committed readers until this expires unless a
-#: successor with the same transactional.id fences it first.
+#: successor with the same transactional.id fences it first.  The default of the
+#: ``transaction_timeout_ms`` setting.
 TRANSACTION_TIMEOUT_MS = 60_000
+
+#: The default of the ``batch_max_bytes`` setting: a batch's records, keys and values, at most this
+#: many bytes (one record more when a single record is larger).  bench/batch_memory.py, bench/RESULTS.md.
+BATCH_BYTES = 16 * MiB
 
 #: How often librdkafka reports its statistics to a client given a ``stats_cb``
 #: (``observability/client_stats.py``); ``statistics.interval.ms`` in ``kafka_config``
@@ -56,24 +61,42 @@ STATISTICS_INTERVAL_MS = 15_000
 DEFAULT_TOPIC_CONFIG: Mapping[str, str] = {"max.message.bytes": str(MESSAGE_LIMIT_BYTES)}
 
 
-def consumer_config(
-    conn: KafkaConnection, group_id: str, *, isolation_level: str = "read_committed", role: str = "consumer"
-) -> dict[str, object]:
-    """``make_consumer``'s configuration: our tuning, then the connection's (``kafka_config`` wins over our
-    tuning), then what the engine owns (which ``kafka_config`` may not name: ``config.ENGINE_OWNED``)."""
-    tuning: dict[str, object] = {
-        "auto.offset.reset": "earliest",
+def fetch_sizes(batch_bytes: int = BATCH_BYTES) -> dict[str, int]:
+    """The consumer's fetch sizes for batches of at most *batch_bytes* (the ``batch_max_bytes`` setting).
+
+    What the consumer holds beside the batch being made is sized with it: the prefetch queue one batch,
+    a fetch half of one, a partition's share of a fetch 1/16 (at the default 16 MiB: 16 MiB, 8 MiB,
+    1 MiB, the sizes measured below), none below librdkafka's minimum of 1 KiB a partition.
+    """
+    return {
         # Fetch sizes bound memory, not record size (see the module docstring): with 17 MiB a
         # partition and 50 MiB a fetch, zstd-compressed HTML inflated to a peak RSS of 430-530 MB
-        # in bench/pipeline.py (30 KB pages); with these, 190-280 MB at the same throughput.
+        # in bench/pipeline.py (30 KB pages); with 1 MiB and 8 MiB, 190-280 MB at the same throughput.
         # tests/kafka/test_kafka_clients.py round-trips a MAX_BODY_BYTES record through them.
-        "max.partition.fetch.bytes": MiB,
-        "fetch.max.bytes": 8 * MiB,
+        "max.partition.fetch.bytes": max(batch_bytes // 16, 1024),
+        "fetch.max.bytes": max(batch_bytes // 2, 1024),
         # The prefetch queue (librdkafka's default 64 MiB): two fetches' worth.  On bench/pipeline.py's
         # crawl mix the processor's peak RSS fell from 412-479 MB to 352 MB at 16 MiB with the same
         # records/s; at 4 MiB to 321 MB, but records/s fell 15% (bench/RESULTS.md, issue 31).  A
         # larger record is still fetched: the limit pauses fetching, it never refuses a message.
-        "queued.max.messages.kbytes": 16 * 1024,
+        "queued.max.messages.kbytes": min(max(batch_bytes // 1024, 1), 2_097_151),  # librdkafka: at most 2097151
+    }
+
+
+def consumer_config(
+    conn: KafkaConnection,
+    group_id: str,
+    *,
+    isolation_level: str = "read_committed",
+    role: str = "consumer",
+    batch_bytes: int = BATCH_BYTES,
+) -> dict[str, object]:
+    """``make_consumer``'s configuration: our tuning (fetch sizes for batches of *batch_bytes*), then the
+    connection's (``kafka_config`` wins over our tuning), then what the engine owns (which ``kafka_config``
+    may not name: ``config.ENGINE_OWNED``)."""
+    tuning: dict[str, object] = {
+        "auto.offset.reset": "earliest",
+        **fetch_sizes(batch_bytes),
         # Once the prefetch queue is full, fetching pauses this long (default 1 s); the processor
         # drains a full queue in less, then waited in consume() for the next fetch (~30-50 ms a batch).
         "fetch.queue.backoff.ms": 50,
@@ -98,18 +121,24 @@ def make_consumer(
     isolation_level: str = "read_committed",
     extra: Mapping[str, object] | None = None,
     role: str = "consumer",
+    batch_bytes: int = BATCH_BYTES,
 ) -> Consumer:
     """A consumer whose offsets move only when the caller commits them (see docs/kafka.md, exactly-once).
 
-    *role* ends its ``client.id`` (``<instance>-<role>``, ``KafkaConnection.client_id``).
+    *role* ends its ``client.id`` (``<instance>-<role>``, ``KafkaConnection.client_id``); its fetch
+    sizes follow *batch_bytes* (``fetch_sizes``).
     """
-    conf = consumer_config(conn, group_id, isolation_level=isolation_level, role=role)
+    conf = consumer_config(conn, group_id, isolation_level=isolation_level, role=role, batch_bytes=batch_bytes)
     conf.update(extra or {})
     return _create(Consumer, conf, "consumer")
 
 
 def producer_config(
-    conn: KafkaConnection, *, transactional_id: str | None = None, role: str = "producer"
+    conn: KafkaConnection,
+    *,
+    transactional_id: str | None = None,
+    role: str = "producer",
+    transaction_timeout_ms: int = TRANSACTION_TIMEOUT_MS,
 ) -> dict[str, object]:
     """``make_producer``'s configuration: our tuning, then the connection's (``kafka_config`` wins over our
     tuning: ``compression.type`` trades the broker's disk for the processor's CPU), then what the engine owns."""
@@ -135,7 +164,7 @@ def producer_config(
     }
     if transactional_id is not None:
         conf["transactional.id"] = transactional_id
-        conf["transaction.timeout.ms"] = TRANSACTION_TIMEOUT_MS
+        conf["transaction.timeout.ms"] = transaction_timeout_ms
     return conf
 
 
@@ -160,13 +189,16 @@ def make_producer(
     transactional_id: str | None = None,
     extra: Mapping[str, object] | None = None,
     role: str = "producer",
+    transaction_timeout_ms: int = TRANSACTION_TIMEOUT_MS,
 ) -> Producer:
     """An idempotent producer (``OUTPUT_COMPRESSION`` unless configured); transactional when ``transactional_id``
     is given.
 
     The caller runs ``init_transactions()`` before the first transaction.
     """
-    conf = producer_config(conn, transactional_id=transactional_id, role=role)
+    conf = producer_config(
+        conn, transactional_id=transactional_id, role=role, transaction_timeout_ms=transaction_timeout_ms
+    )
     conf.update(extra or {})
     return _create(Producer, conf, "producer")
 

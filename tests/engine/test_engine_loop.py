@@ -62,12 +62,15 @@ def engine(kafka_connection, topics, group_id, transactional_id, decide, mode="e
     )
 
 
-def run_until_committed(made: BatchEngine, count: int, hooks: Hooks, timeout: float = 60.0) -> list:
-    """Run *made* in a thread until *count* decisions are committed; the (message key, note, thread) seen."""
+def run_until_committed(made: BatchEngine, count: int, hooks: Hooks, timeout: float = 60.0, batches=None) -> list:
+    """Run *made* in a thread until *count* decisions are committed; the (message key, note, thread) seen.
+    *batches*, a list, gets each committed batch's record sizes (key and value bytes)."""
     committed = []
     enough = threading.Event()
 
     def on_committed(decided, seconds):
+        if batches is not None:
+            batches.append([len(message.key() or b"") + len(message.value() or b"") for message, _ in decided])
         committed.extend((message.key(), decision.note, threading.current_thread().name) for message, decision in decided)
         if len(committed) >= count:
             enough.set()
@@ -197,3 +200,36 @@ def test_stop_ends_the_wait_for_transactions(kafka_connection, topics, group_id,
     thread.join(10)
     assert not thread.is_alive(), "stop() did not end the back-off"
     assert waits and None not in waits
+
+
+def test_a_batch_closes_at_its_byte_bound_with_at_most_one_record_past_it(
+    kafka_connection, topics, group_id, transactional_id, engine_helpers
+):
+    """Issue 38: bounded by its count alone, a batch held 500 pages of 3 MB.  Records of 100 KB with
+    two of 600 KB among them, a bound of 350 KB: every batch stops at the record that reaches it."""
+    sizes = [100_000] * 8 + [600_000] + [100_000] * 8 + [600_000] + [100_000] * 4
+    producer = make_producer(kafka_connection)
+    for i, size in enumerate(sizes):
+        producer.produce(topics["landing"], b"in" + bytes(size - 2), f"k{i}".encode())
+    assert producer.flush(30) == 0
+    budget, key_bytes = 350_000, 3  # keys "k0".."k20" count too: at most three bytes each
+    batches: list[list[int]] = []
+    hooks = Hooks()
+    made = BatchEngine(
+        consumer=lambda: make_consumer(kafka_connection, group_id),
+        offsets=ConsumerPositions([topics["landing"]]),
+        decide=copy_to(topics["out"]),
+        policy=lambda: ExactlyOnce(make_producer(kafka_connection, transactional_id=transactional_id), timeout=30),
+        batch_size=100,
+        batch_timeout_s=1.0,
+        timeout_s=30,
+        batch_bytes=budget,
+        record_limit=600_000 + key_bytes,
+        hooks=hooks,
+    )
+    committed = run_until_committed(made, len(sizes), hooks, batches=batches)
+    assert sorted(key for key, _, _ in committed) == sorted(f"k{i}".encode() for i in range(len(sizes)))
+    for batch in batches:
+        assert sum(batch[:-1]) < budget, f"a batch went on past its bound: {batch}"
+    assert max(len(batch) for batch in batches) > 1, "the bound is not one record a batch"
+    assert len(batches) >= sum(sizes) // (budget + 600_000 + key_bytes), "batches that held more than the bound"

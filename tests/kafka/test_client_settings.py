@@ -16,6 +16,8 @@ from consumer.kafka.config import ENGINE_OWNED
 from consumer.observability.logging import configure_logging
 from consumer.settings import Settings, kafka_config_property
 
+MIB = 1024 * 1024
+
 OIDC_ENV = {
     "KAFKA_BOOTSTRAP_SERVERS": "broker.example:9093",
     "KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
@@ -214,6 +216,25 @@ class TestKafkaConfigWinsOverOurTuning:
         conf = consumer_config(KafkaConnection("k:9092", extra={"fetch.max.bytes": "1048576"}), "g")
         assert conf["fetch.max.bytes"] == "1048576"
         assert (conf["isolation.level"], conf["enable.auto.commit"], conf["group.id"]) == ("read_committed", False, "g")
+
+    def test_the_consumers_prefetch_follows_the_batch_byte_bound(self):
+        """Issue 38: what the consumer buffers is sized with the batch (queue one batch, a fetch half of one,
+        a partition's share a sixteenth); at the default 16 MiB, the sizes issue 31 measured."""
+        from consumer.kafka.clients import BATCH_BYTES, consumer_config
+
+        def sizes(**kwargs):
+            conf = consumer_config(KafkaConnection("k:9092"), "g", **kwargs)
+            return conf["queued.max.messages.kbytes"], conf["fetch.max.bytes"], conf["max.partition.fetch.bytes"]
+
+        assert BATCH_BYTES == 16 * MIB and sizes() == (16 * 1024, 8 * MIB, MIB)
+        assert sizes(batch_bytes=4 * MIB) == (4 * 1024, 2 * MIB, MIB // 4)
+        assert sizes(batch_bytes=2048 * MIB)[0] == 2_097_151, "librdkafka's largest prefetch queue"
+
+    def test_the_transaction_timeout_is_the_settings(self):
+        from consumer.kafka.clients import producer_config
+
+        conf = producer_config(KafkaConnection("k:9092"), transactional_id="t", transaction_timeout_ms=10_000)
+        assert conf["transaction.timeout.ms"] == 10_000
 
     def test_acks_is_the_engines(self):
         with pytest.raises(KafkaConfigError, match="acks"):

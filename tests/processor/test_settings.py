@@ -76,6 +76,11 @@ class TestValidation:
             ({"CRAWL_DECODER_GROUP_ID": ""}, "group_id must not be empty"),
             ({"CRAWL_DECODER_LOG_LEVEL": "loud"}, "log_level must be one of"),
             ({"CRAWL_DECODER_SHUTDOWN_TIMEOUT_S": "-1"}, "shutdown_timeout_s must be positive"),
+            ({"CRAWL_DECODER_BATCH_MAX_BYTES": "1048575"}, "batch_max_bytes must be between 1 MiB"),
+            ({"CRAWL_DECODER_BATCH_MAX_BYTES": str(2**31 + 1)}, "batch_max_bytes must be between 1 MiB"),
+            ({"CRAWL_DECODER_LIVENESS_WINDOW_S": "0"}, "liveness_window_s must be positive"),
+            ({"CRAWL_DECODER_TRANSACTION_TIMEOUT_MS": "999"}, "transaction_timeout_ms must be between 1000 and 900000"),
+            ({"CRAWL_DECODER_TRANSACTION_TIMEOUT_MS": "900001"}, "transaction_timeout_ms must be between 1000"),
         ],
     )
     def test_bad_values_are_clear_configuration_errors(self, env, message):
