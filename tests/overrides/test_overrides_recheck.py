@@ -94,10 +94,11 @@ def quarantined(raw: dict, overrides, reason: str = "lossy") -> tuple[str, dict]
         reason=reason, origin=records.Origin("landing", 0, 0, None), quarantined_at_ms=0, raw=raw, decoded=decoded)
 
 
-#: Armenian: its windows-1252 reading lacks the mojibake signature the resolution reads as UTF-8 under a
-#: legacy declaration (German "Grüße" is read as UTF-8 without an override now: utf-8-over-declaration), and
-#: its 10 non-ASCII bytes are too few to doubt the declaration.
-UTF8_PAGE = "<p>Բարեւ</p>".encode()
+#: Armenian "yes": its windows-1252 reading lacks the mojibake signature, its three multi-byte sequences are
+#: fewer than the four that make a body UTF-8 under a legacy declaration without it (German "Grüße" is read as
+#: UTF-8 without an override now: utf-8-over-declaration), and its 6 non-ASCII bytes are too few to doubt the
+#: declaration: the override is still what reads it right.
+UTF8_PAGE = "<p>Այո</p>".encode()
 #: The header lies, the page is UTF-8: without the override the text is mojibake.
 STALE_HEADER = raw_page("stale", UTF8_PAGE, "text/html; charset=iso-8859-1")
 #: The site fixed its header since: the override gives what the page says anyway.
