@@ -34,7 +34,7 @@ from .kafka.clients import MESSAGE_LIMIT_BYTES, make_consumer, make_producer
 from .kafka.config import KafkaConnection
 from .kafka.exceptions import KafkaLayerError
 from .kafka.permissions import GROUP, TOPIC, TRANSACTIONAL_ID, MissingPermissions, Permission, check_permissions
-from .kafka.startup import REQUEST_TIMEOUT_S, wait_for_cluster
+from .kafka.startup import REQUEST_TIMEOUT_S, topics_are_missing, wait_for_cluster
 from .observability.client_logs import client_logs
 from .observability.client_stats import ClientStats
 from .observability.health import HealthServer, Heartbeat, RouteServer
@@ -229,9 +229,11 @@ class App:
         def report(problem: str | None) -> None:
             self.heartbeat.beat()  # waiting for the broker is not a hung loop: liveness holds
             self._waiting = problem or ""
-            if problem is not None:
+            if problem is not None and topics_are_missing(problem):
                 # A topic this user may not describe is missing from the metadata as if it did not exist:
                 # waiting would never end.  Once the cluster answers, a missing ACL ends the start instead.
+                # Only then: describing groups of a cluster that does not answer times the requests out, and
+                # librdkafka aborts the process on such a timeout (librdkafka issue 4605, "eonce->refcnt > 0").
                 try:
                     self._check_permissions(timeout_s=REQUEST_TIMEOUT_S)
                 except MissingPermissions:

@@ -109,8 +109,16 @@ def _problem(
         return (f"{problem}: {cause}" if cause else problem), tried
     if missing:
         names = ", ".join(missing)
-        return f"topic(s) {names} do not exist on kafka at {connection.bootstrap_servers}", tried
+        return f"{_MISSING_TOPICS}{names} do not exist on kafka at {connection.bootstrap_servers}", tried
     return None, tried
+
+
+_MISSING_TOPICS = "topic(s) "
+
+
+def topics_are_missing(problem: str) -> bool:
+    """Whether *problem*, as ``wait_for_cluster`` reports it, is topics missing from a cluster that answers."""
+    return problem.startswith(_MISSING_TOPICS)
 
 
 # librdkafka appends how long the connection had been in its state: a new number on every attempt.
