@@ -71,6 +71,13 @@ def test_liveness_holds_and_every_record_lands_once_through_an_outage_with_a_bat
         liveness_window_s=10,
         transaction_timeout_ms=10_000,
     )
+    # The whole backlog fetched up front: when the broker stops, the records left are already in the
+    # processor, so a batch is surely in flight (with the default fetch sizes the consumer of a starved
+    # machine may have nothing buffered at that moment, and then no call of the engine waits on Kafka).
+    env["CRAWL_DECODER_KAFKA_CONFIG_MAX_PARTITION_FETCH_BYTES"] = str(64 << 20)
+    env["CRAWL_DECODER_KAFKA_CONFIG_FETCH_MAX_BYTES"] = str(128 << 20)
+    env["CRAWL_DECODER_KAFKA_CONFIG_RECEIVE_MESSAGE_MAX_BYTES"] = str((128 << 20) + 1024)
+    env["CRAWL_DECODER_KAFKA_CONFIG_QUEUED_MAX_MESSAGES_KBYTES"] = str(512 << 10)
     env["CRAWL_DECODER_KAFKA_CONFIG_MAX_POLL_INTERVAL_MS"] = "20000"
     env["CRAWL_DECODER_KAFKA_CONFIG_SESSION_TIMEOUT_MS"] = "6000"
     process = spawn_processor(env)

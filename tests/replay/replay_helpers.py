@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from confluent_kafka import KafkaError, TopicPartition
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from consumer.decoding import Override, OverrideMode, OverrideTable, decode
 from consumer.kafka import KafkaConnection, make_consumer
@@ -136,11 +136,27 @@ def read_all(connection: KafkaConnection, topic: str, deserialize, timeout: floa
     return records
 
 
-def end_offsets(connection: KafkaConnection, topic: str) -> dict[int, int]:
+_LEADERLESS = {KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE, KafkaError._TRANSPORT}
+
+
+def end_offsets(connection: KafkaConnection, topic: str, attempts: int = 20) -> dict[int, int]:
+    """Each partition's end offset.  Right after a broker restart a partition may have no leader yet (a
+    retriable NOT_LEADER_FOR_PARTITION): asked again, a moment later, up to *attempts* times."""
     consumer = make_consumer(connection, f"probe-{uuid.uuid4().hex}")
     try:
-        partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
-        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30, cached=False)[1] for p in partitions}
+        for attempt in range(attempts):
+            try:
+                partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
+                return {
+                    p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30, cached=False)[1]
+                    for p in partitions
+                }
+            except KafkaException as exc:
+                error = exc.args[0]
+                if attempt == attempts - 1 or not (error.retriable() or error.code() in _LEADERLESS):
+                    raise
+                time.sleep(0.5)  # a leader being elected
+        raise AssertionError("unreachable")
     finally:
         consumer.close()
 
