@@ -56,6 +56,8 @@ from .settings import Alarms, ProcessingMode, Settings
 
 #: Seconds between the log lines that say what the processor waits for on Kafka (an outage).
 WAITING_LOG_EVERY_S = 30.0
+#: Seconds Kafka must have failed to answer before the loop, between batches, reports waiting on it.
+WAIT_REPORT_AFTER_S = 5.0
 
 #: Seconds between reads of an overrides file refused at start.
 OVERRIDES_RETRY_S = 1.0
@@ -394,6 +396,18 @@ class App:
             problem=self.readiness.problem() or None,
         )
 
+    def _waiting_between_batches(self) -> None:
+        """Kafka has not answered for a while and the loop is between batches: it waits to read, say so.
+
+        During an outage the writer's calls can fail at once (connection refused) instead of blocking, and
+        an idle processor has no call in flight: no writer wait reports, yet the processor still waits on
+        Kafka, and the on-call engineer is owed the same line (a blip shorter than ``WAIT_REPORT_AFTER_S``,
+        such as an idle connection the broker closed, is not an outage)."""
+        outage = self.readiness.unreachable()
+        if outage is not None and outage[0] >= WAIT_REPORT_AFTER_S:
+            held = sorted(self.readiness.held())
+            self._waiting_on_kafka(Wait("consume", round(outage[0], 1), tuple(f"{t}[{p}]" for t, p in held)))
+
     def _committed(self, decided: Decided, seconds: float) -> None:
         self.readiness.kafka_answered()
         self.readiness.batch_settled()
@@ -475,6 +489,7 @@ class App:
 
     def _between_batches(self) -> None:
         self.heartbeat.beat()
+        self._waiting_between_batches()
         self._log_suppressed()
         self.overrides.check()
         if self.today() != self._table_day:  # review dates pass at midnight, not only on reload

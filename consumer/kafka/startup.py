@@ -74,43 +74,48 @@ def wait_for_cluster(
     # The clients' own lines would repeat ours for every refused connection: this loop says it once.
     errors = ClientErrors()
     admin = make_admin(connection, extra={"log_level": 0, "error_cb": errors.heard})
-    said: tuple[str, float] | None = None  # the last problem logged, and when
+    said: tuple[str, float] | None = None  # what the last line was about (the cause, else the problem), and when
+    heard: str | None = None  # the client's last error explaining the silence
     attempts = 0
     started = time.monotonic()
     while not stop.is_set():
         attempts += 1
         errors.clear()
-        problem, detail = _problem(admin, connection, topics, errors)
-        report(problem)
+        problem, detail, cause = _problem(admin, connection, topics, errors)
+        if problem is not None and cause is None and not topics_are_missing(problem):
+            cause = heard  # the client's error came late this time: the last one heard still explains the silence
+        heard = cause
+        report(f"{problem}: {cause}" if problem is not None and cause else problem)
         if problem is None:
             if said is not None:
                 log.info("kafka ready", attempts=attempts, waited_s=round(time.monotonic() - started, 1))
             return True
         now = time.monotonic()
-        if said is None or said[0] != problem or now - said[1] >= log_every_s:
+        about = cause or problem
+        if said is None or said[0] != about or now - said[1] >= log_every_s:
             waited_s = round(now - started, 1)
-            log.error("waiting for kafka", problem=problem, tried=detail, attempts=attempts, waited_s=waited_s)
-            said = (problem, now)
+            shown = f"{problem}: {cause}" if cause else problem
+            log.error("waiting for kafka", problem=shown, tried=detail, attempts=attempts, waited_s=waited_s)
+            said = (about, now)
         stop.wait(interval_s)
     return False
 
 
 def _problem(
     admin: AdminClient, connection: KafkaConnection, topics: Sequence[str], errors: ClientErrors
-) -> tuple[str | None, str]:
-    """What keeps the processor from starting (None: nothing), and what was tried."""
+) -> tuple[str | None, str, str | None]:
+    """What keeps the processor from starting (None: nothing), what was tried, and the client's error
+    that says why the cluster does not answer (None: none heard)."""
     tried = f"a metadata request to {connection.bootstrap_servers} (timeout {REQUEST_TIMEOUT_S:g} s)"
     try:
         missing = missing_topics(admin, topics)
     except KafkaException as exc:
         admin.poll(0)  # serves the error callbacks still queued
-        problem = f"kafka at {connection.bootstrap_servers} does not answer: {exc.args[0].str()}"
-        cause = errors.cause()
-        return (f"{problem}: {cause}" if cause else problem), tried
+        return f"kafka at {connection.bootstrap_servers} does not answer: {exc.args[0].str()}", tried, errors.cause()
     if missing:
         names = ", ".join(missing)
-        return f"{_MISSING_TOPICS}{names} do not exist on kafka at {connection.bootstrap_servers}", tried
-    return None, tried
+        return f"{_MISSING_TOPICS}{names} do not exist on kafka at {connection.bootstrap_servers}", tried, None
+    return None, tried, None
 
 
 _MISSING_TOPICS = "topic(s) "

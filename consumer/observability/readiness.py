@@ -82,6 +82,13 @@ class Readiness:
             if not self._held and self._empty_since is None:
                 self._empty_since = self._clock()
 
+    def unreachable(self) -> tuple[float, str] | None:
+        """Seconds since Kafka stopped answering and the latest failure, at once (no *after_s*); None if it answers."""
+        with self._lock:
+            if self._failing is None:
+                return None
+            return self._clock() - self._failing[0], self._failing[1]
+
     def held(self) -> frozenset[tuple[str, int]]:
         """The (topic, partition) pairs held now."""
         with self._lock:

@@ -117,3 +117,16 @@ def test_committing_steadily_stays_ready(readiness, clock):
         clock.now += 5
         readiness.batch_settled()
         assert readiness.problem() is None
+
+
+def test_unreachable_says_at_once_how_long_kafka_has_not_answered_and_why(readiness, clock):
+    """The loop's 'waiting for Kafka' line between batches reads it: no setting delays it, an answer ends it."""
+    assert readiness.unreachable() is None
+    readiness.kafka_failed("Connect to ipv4#127.0.0.1:9092 failed: Connection refused")
+    clock.now += 3
+    readiness.kafka_failed("1/1 brokers are down")
+    clock.now += 4
+    assert readiness.unreachable() == (7, "1/1 brokers are down")  # since the first failure, the latest reason
+    assert readiness.problem() is None  # not yet a readiness problem: the setting is 30 s
+    readiness.kafka_answered()
+    assert readiness.unreachable() is None

@@ -35,7 +35,7 @@ RECORDS = 3000
 #: What the processor may be waiting for while the broker is away (the writer's calls, a rewind's request).
 WAIT_CALLS = {
     "init_transactions", "begin_transaction", "produce", "send_offsets_to_transaction", "commit_transaction",
-    "abort_transaction", "produce flush", "committed offsets (rewind)", "starting the producer",
+    "abort_transaction", "produce flush", "committed offsets (rewind)", "starting the producer", "consume",
 }  # fmt: skip
 
 

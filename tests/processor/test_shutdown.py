@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import time
 
 from consumer.kafka import make_admin
 
@@ -35,6 +36,7 @@ def test_sigterm_mid_stream_exits_0_leaves_the_group_and_loses_nothing(
     assert first.wait(SHUTDOWN_TIMEOUT_S + SLACK_S) == 0, first.log()[-3000:]
     events = [e.get("event") for e in first.events()]
     assert "processor stopped" in events
+    assert "waiting for Kafka" not in events, "a healthy broker is never reported waited for"
     assert not any(e.get("level") == "error" for e in first.events()), first.log()[-3000:]
     assert group_members(kafka_connection, group_id) == [], "the consumer left its group on the way out"
 
@@ -51,9 +53,11 @@ def test_sigterm_when_idle_exits_0(processor_env, spawn_processor, kafka_connect
         lambda: "partitions assigned" in process.log() or process.popen.poll() is not None, "partitions assigned"
     )
     assert process.popen.poll() is None, process.log()[-3000:]
+    time.sleep(20)  # idle past a lag reading or two (every 15 s): an idle healthy processor says it waits for nothing
     process.signal(signal.SIGTERM)
     assert process.wait(SHUTDOWN_TIMEOUT_S + SLACK_S) == 0, process.log()[-3000:]
     assert group_members(kafka_connection, group_id) == []
+    assert not [e for e in process.events() if e.get("event") == "waiting for Kafka"], process.log()[-3000:]
 
 
 def test_sigint_stops_it_the_same_way(processor_env, spawn_processor, kafka_connection, group_id, helpers):

@@ -16,6 +16,7 @@ import uuid
 from collections import Counter
 
 import pytest
+from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 from structlog.testing import capture_logs
 
 from consumer.decoding import OverrideTable
@@ -64,10 +65,12 @@ def holding(process) -> set[int]:
 def test_runs_joining_and_leaving_mid_replay_release_each_record_once(
     quarantine, replay, replay_process, outputs, kafka_connection, topics, transactional_id
 ):
-    items = lossy_items(4000, "j")
+    items = lossy_items(6000, "j")
     quarantine(items)
+    # Assigned, not subscribed: a group join takes seconds on a loaded machine, time in which the first run
+    # could release everything before the watcher saw its first records.
     watcher = make_consumer(kafka_connection, f"watch-{uuid.uuid4().hex}")
-    watcher.subscribe([topics["clean"]])
+    watcher.assign([TopicPartition(topics["clean"], p, OFFSET_BEGINNING) for p in range(2)])
     released = 0
 
     def seen(at_least: int) -> bool:
