@@ -27,7 +27,6 @@ the chart's memory request and limit come from them (helm/crawl-decoder/values.y
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
@@ -37,6 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from bench_broker import broker_for_bench  # noqa: E402
 from pipeline import Contender, MiB, corpus, page, throughput  # noqa: E402
 
 from consumer.kafka import KafkaConnection  # noqa: E402
@@ -77,13 +77,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="per run")
     args = parser.parse_args()
 
-    from consumer.devbroker import LocalBroker
-
-    broker = None
-    bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
-    if not bootstrap:
-        broker = LocalBroker()
-        bootstrap = broker.start()
+    bootstrap, stop_broker = broker_for_bench()
     connection = KafkaConnection(bootstrap)
     rows = []
     try:
@@ -103,8 +97,7 @@ def main() -> int:
             ratios = [b[0] / a[0] for a, b in zip(runs["count only"], runs["bytes"], strict=True)]
             rows.append((workload, runs, statistics.median(ratios)))
     finally:
-        if broker is not None:
-            broker.stop()
+        stop_broker()
     print()
     print(f"{'workload':11} {'peak RSS MB, count only':>24} {'bytes':>7} {'records/s, count only':>22} {'bytes':>8} {'ratio':>6}")
     for workload, runs, ratio in rows:

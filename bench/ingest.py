@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
-import os
 import random
 import statistics
 import sys
@@ -36,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench_broker import broker_for_bench  # noqa: E402
 from warcio.archiveiterator import ArchiveIterator  # noqa: E402
 from warcio.warcwriter import WARCWriter  # noqa: E402
 
@@ -160,19 +160,12 @@ def main() -> int:
     args = parser.parse_args()
     configure_logging("warning", json=False)
 
-    from consumer.devbroker import LocalBroker
-
-    broker = None
-    bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
-    if not bootstrap:
-        broker = LocalBroker()
-        bootstrap = broker.start()
+    bootstrap, stop_broker = broker_for_bench()
     try:
         with tempfile.TemporaryDirectory() as workdir:
             run(args, KafkaConnection(bootstrap), Path(workdir))
     finally:
-        if broker is not None:
-            broker.stop()
+        stop_broker()
     return 0
 
 

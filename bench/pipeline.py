@@ -64,6 +64,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench_broker import broker_for_bench  # noqa: E402
 from confluent_kafka import KafkaException, TopicPartition  # noqa: E402
 
 from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_consumer, make_producer  # noqa: E402
@@ -917,13 +918,7 @@ def main() -> int:
     if args.naive:
         return naive_main(args)
 
-    from consumer.devbroker import LocalBroker
-
-    broker = None
-    bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
-    if not bootstrap:
-        broker = LocalBroker()
-        bootstrap = broker.start()
+    bootstrap, stop_broker = broker_for_bench()
     try:
         legacy = sum(str(item[0] if isinstance(item, tuple) else item.url).startswith("https://legacy")
                      for item in corpus(args.records, args.kb, mix=args.mix))  # fmt: skip
@@ -931,8 +926,7 @@ def main() -> int:
               f"({legacy / args.records:.0%} legacy pages), batch {args.batch_size}", flush=True)  # fmt: skip
         results = run(args, KafkaConnection(bootstrap))
     finally:
-        if broker is not None:
-            broker.stop()
+        stop_broker()
     print()
     print(table(results))
     return 0

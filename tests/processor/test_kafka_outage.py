@@ -26,9 +26,10 @@ from __future__ import annotations
 import time
 import urllib.error
 import urllib.request
-import uuid
 
-from consumer.kafka import KafkaConnection, ensure_topics, make_admin
+from fresh_topics import fresh_topics
+
+from consumer.kafka import KafkaConnection
 
 OUTAGE_S = 45.0
 RECORDS = 3000
@@ -54,9 +55,7 @@ def test_liveness_holds_and_every_record_lands_once_through_an_outage_with_a_bat
     own_broker, store, mixed_corpus, processor_env, spawn_processor, helpers
 ):
     connection = KafkaConnection(own_broker.bootstrap_servers)
-    suffix = uuid.uuid4().hex
-    topics = {"landing": f"landing-{suffix}", "clean": f"clean-{suffix}", "quarantine": f"quarantine-{suffix}"}
-    ensure_topics(make_admin(connection), list(topics.values()), partitions=3)
+    topics, suffix = fresh_topics(connection, partitions=3)
     items = mixed_corpus(RECORDS, seed=38)
     helpers.produce_records(connection, store, topics["landing"], items)
     env = processor_env(

@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 import signal
 import time
-import uuid
 
 import pytest
+from fresh_topics import fresh_topics
 from running_app import RunningApp, http_get
 
 from consumer.app import App
 from consumer.devbroker import LocalBroker
-from consumer.kafka import KafkaConnection, ensure_topics, make_admin
+from consumer.kafka import KafkaConnection
 from consumer.settings import Settings
 
 #: Short, so the tests see readiness clear without waiting out the production default.
@@ -45,17 +45,11 @@ def _settings(topics: dict[str, str], suffix: str, tmp_path, **extra) -> Setting
     )
 
 
-def _fresh_topics() -> tuple[dict[str, str], str]:
-    suffix = uuid.uuid4().hex
-    return {name: f"{name}-{suffix}" for name in ("landing", "clean", "quarantine")}, suffix
-
-
 def test_a_broker_outage_clears_readiness_with_the_reason_and_its_end_restores_it(
     own_broker, store, mixed_corpus, tmp_path, helpers
 ):
     connection = KafkaConnection(own_broker.bootstrap_servers)
-    topics, suffix = _fresh_topics()
-    ensure_topics(make_admin(connection), list(topics.values()), partitions=3)
+    topics, suffix = fresh_topics(connection, partitions=3)
     items = mixed_corpus(1500, seed=8)
     before, after = items[:1000], items[1000:]
     helpers.produce_records(connection, store, topics["landing"], before)
@@ -93,8 +87,7 @@ def test_a_broker_absent_at_start_is_waited_for_and_processing_starts_when_it_ap
     own_broker, store, mixed_corpus, tmp_path, helpers
 ):
     connection = KafkaConnection(own_broker.bootstrap_servers)
-    topics, suffix = _fresh_topics()
-    ensure_topics(make_admin(connection), list(topics.values()), partitions=2)
+    topics, suffix = fresh_topics(connection, partitions=2)
     items = mixed_corpus(300, seed=9)
     helpers.produce_records(connection, store, topics["landing"], items)
     own_broker.stop()
@@ -130,8 +123,7 @@ def test_a_transaction_coordinator_that_does_not_answer_is_waited_for_and_sigter
     coordinatorless_broker, processor_env, spawn_processor, helpers
 ):
     connection = KafkaConnection(coordinatorless_broker.bootstrap_servers)
-    topics, _ = _fresh_topics()
-    ensure_topics(make_admin(connection), list(topics.values()))
+    topics, _ = fresh_topics(connection, partitions=1)
     env = processor_env(
         bootstrap=coordinatorless_broker.bootstrap_servers,
         landing_topic=topics["landing"],

@@ -45,6 +45,15 @@ def damaged_items(n: int) -> list[tuple[bytes, dict]]:
     return items
 
 
+def bury(kafka_connection, topic: str, group: str) -> None:
+    """What an old replay did: the cursor of *group* committed past every record of *topic*'s partition 0."""
+    buried = make_consumer(kafka_connection, group)
+    try:
+        buried.commit(offsets=[TopicPartition(topic, 0, end_offsets(kafka_connection, topic)[0])], asynchronous=False)
+    finally:
+        buried.close()
+
+
 def test_a_record_still_lossy_is_released_by_the_same_command_once_the_override_exists(
     quarantine, replay, outputs, tmp_path
 ):
@@ -119,11 +128,7 @@ def test_rewind_brings_back_what_was_left_behind_the_cursor_and_releases_each_re
     # What an older replay did (or kafka-consumer-groups --reset-offsets --to-latest): the cursor at the end,
     # with two fixable records and the damaged one behind it and no copy ahead.
     topic, group = settings_for().quarantine_topic, f"{settings_for().group_id}-replay"
-    buried = make_consumer(kafka_connection, group)
-    try:
-        buried.commit(offsets=[TopicPartition(topic, 0, end_offsets(kafka_connection, topic)[0])], asynchronous=False)
-    finally:
-        buried.close()
+    bury(kafka_connection, topic, group)
     status, out = replay()
     assert status == 0 and summary_of(out)["read"] == 0, "left behind the cursor: a plain run cannot see them"
     cursor = committed_offsets(kafka_connection, group, topic)
@@ -153,11 +158,7 @@ def test_rewind_brings_back_what_was_left_behind_the_cursor_and_releases_each_re
 def test_a_dry_run_rewind_counts_and_writes_nothing(quarantine, replay, outputs, kafka_connection, settings_for):
     quarantine(damaged_items(2))
     topic, group = settings_for().quarantine_topic, f"{settings_for().group_id}-replay"
-    buried = make_consumer(kafka_connection, group)
-    try:
-        buried.commit(offsets=[TopicPartition(topic, 0, end_offsets(kafka_connection, topic)[0])], asynchronous=False)
-    finally:
-        buried.close()
+    bury(kafka_connection, topic, group)
     ends = outputs.ends()
     status, out = replay("--dry-run", "--rewind-to", "0")
     assert status == 0 and summary_of(out)["rewind, would be brought back"] == 2
@@ -173,11 +174,7 @@ def test_a_rewind_refuses_when_the_clean_topic_no_longer_reaches_back(
 
     quarantine(damaged_items(1))
     topic, group = settings_for().quarantine_topic, f"{settings_for().group_id}-replay"
-    buried = make_consumer(kafka_connection, group)
-    try:
-        buried.commit(offsets=[TopicPartition(topic, 0, end_offsets(kafka_connection, topic)[0])], asynchronous=False)
-    finally:
-        buried.close()
+    bury(kafka_connection, topic, group)
     # What retention does to the clean topic: its oldest records, from the rewound span's time, are gone.
     producer = make_producer(kafka_connection)
     for partition in (0, 1):

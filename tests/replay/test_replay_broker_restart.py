@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections import Counter
 
+from fresh_topics import fresh_topics
+
 from consumer.decoding import OverrideTable
-from consumer.kafka import KafkaConnection, ensure_topics, make_admin, make_producer
+from consumer.kafka import KafkaConnection, make_producer
 from consumer.processor.records import Origin, quarantine_record
 from consumer.processor.route import QUARANTINE, Router
 from consumer.replay import Replayer, ReplayOptions
@@ -55,9 +56,7 @@ def quarantine_directly(connection: KafkaConnection, store, topics: dict[str, st
 
 def test_broker_restart_mid_replay_releases_each_record_exactly_once(own_broker, store, tmp_path):
     connection = KafkaConnection(own_broker.bootstrap_servers)
-    suffix = uuid.uuid4().hex
-    topics = {"landing": f"landing-{suffix}", "clean": f"clean-{suffix}", "quarantine": f"quarantine-{suffix}"}
-    ensure_topics(make_admin(connection), list(topics.values()), partitions=3)
+    topics, suffix = fresh_topics(connection, partitions=3)
     keys = quarantine_directly(connection, store, topics, RECORDS)
     settings = Settings(
         landing_topic=topics["landing"],
