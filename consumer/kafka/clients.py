@@ -61,12 +61,16 @@ STATISTICS_INTERVAL_MS = 15_000
 DEFAULT_TOPIC_CONFIG: Mapping[str, str] = {"max.message.bytes": str(MESSAGE_LIMIT_BYTES)}
 
 
+#: librdkafka's default ``message.max.bytes``, which a consumer's ``fetch.max.bytes`` may not be below.
+CONSUMER_MESSAGE_MAX_BYTES = 1_000_000
+
+
 def fetch_sizes(batch_bytes: int = BATCH_BYTES) -> dict[str, int]:
     """The consumer's fetch sizes for batches of at most *batch_bytes* (the ``batch_max_bytes`` setting).
 
     What the consumer holds beside the batch being made is sized with it: the prefetch queue one batch,
     a fetch half of one, a partition's share of a fetch 1/16 (at the default 16 MiB: 16 MiB, 8 MiB,
-    1 MiB, the sizes measured below), none below librdkafka's minimum of 1 KiB a partition.
+    1 MiB, the sizes measured below), a fetch no smaller than librdkafka accepts (1,000,000 bytes).
     """
     return {
         # Fetch sizes bound memory, not record size (see the module docstring): with 17 MiB a
@@ -74,7 +78,9 @@ def fetch_sizes(batch_bytes: int = BATCH_BYTES) -> dict[str, int]:
         # in bench/pipeline.py (30 KB pages); with 1 MiB and 8 MiB, 190-280 MB at the same throughput.
         # tests/kafka/test_kafka_clients.py round-trips a MAX_BODY_BYTES record through them.
         "max.partition.fetch.bytes": max(batch_bytes // 16, 1024),
-        "fetch.max.bytes": max(batch_bytes // 2, 1024),
+        # librdkafka refuses a consumer whose fetch is smaller than its message.max.bytes (1,000,000 unless
+        # kafka_config sets it): the smallest bounds the settings take (1 MiB) would not start.
+        "fetch.max.bytes": max(batch_bytes // 2, CONSUMER_MESSAGE_MAX_BYTES),
         # The prefetch queue (librdkafka's default 64 MiB): two fetches' worth.  On bench/pipeline.py's
         # crawl mix the processor's peak RSS fell from 412-479 MB to 352 MB at 16 MiB with the same
         # records/s; at 4 MiB to 321 MB, but records/s fell 15% (bench/RESULTS.md, issue 31).  A

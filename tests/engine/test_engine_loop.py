@@ -203,12 +203,6 @@ def test_stop_ends_the_wait_for_transactions(kafka_connection, topics, group_id,
     assert waits and None not in waits
 
 
-def _fetching_for(budget: int) -> dict[str, int]:
-    """``fetch_sizes(budget)``, a fetch no smaller than the client allows (``message.max.bytes``, 1 MB)."""
-    sizes = fetch_sizes(budget)
-    return {**sizes, "fetch.max.bytes": max(sizes["fetch.max.bytes"], 1_000_000)}
-
-
 def _run_with_budget(kafka_connection, topics, group_id, transactional_id, sizes, budget, record_limit):
     """The records of *sizes* through an engine bounded at *budget*, its consumer's prefetch queue as
     large (as the processor's is, ``fetch_sizes``); the batches' record sizes."""
@@ -219,7 +213,7 @@ def _run_with_budget(kafka_connection, topics, group_id, transactional_id, sizes
     batches: list[list[int]] = []
     hooks = Hooks()
     made = BatchEngine(
-        consumer=lambda: make_consumer(kafka_connection, group_id, extra=_fetching_for(budget)),
+        consumer=lambda: make_consumer(kafka_connection, group_id, batch_bytes=budget),
         offsets=ConsumerPositions([topics["landing"]]),
         decide=copy_to(topics["out"]),
         policy=lambda: ExactlyOnce(make_producer(kafka_connection, transactional_id=transactional_id), timeout=30),
@@ -258,7 +252,7 @@ def test_records_that_grow_within_a_read_pass_the_bound_by_at_most_the_prefetch_
     sizes = ([100_000] * 8 + [600_000]) * 3 + [100_000] * 4
     batches = _run_with_budget(kafka_connection, topics, group_id, transactional_id, sizes, budget, 600_000 + key_bytes)
     # What the client may hold: its queue's limit, and a fetch in flight (at least one record, however large).
-    fetch = _fetching_for(budget)
+    fetch = fetch_sizes(budget)
     buffered = fetch["queued.max.messages.kbytes"] * 1024 + max(fetch["fetch.max.bytes"], 600_000 + key_bytes)
     for batch in batches:
         assert sum(batch) < budget + buffered, f"a batch went on past its bound and what was buffered: {batch}"

@@ -230,6 +230,13 @@ class TestKafkaConfigWinsOverOurTuning:
         assert sizes(batch_bytes=4 * MIB) == (4 * 1024, 2 * MIB, MIB // 4)
         assert sizes(batch_bytes=2048 * MIB)[0] == 2_097_151, "librdkafka's largest prefetch queue"
 
+    @pytest.mark.parametrize("batch_bytes", [MIB, 2 * MIB, 16 * MIB, 2048 * MIB])
+    def test_every_byte_bound_the_settings_take_makes_a_consumer(self, batch_bytes):
+        """librdkafka refuses a fetch smaller than its message.max.bytes: at 1 MiB the processor did not start."""
+        from consumer.kafka import make_consumer
+
+        make_consumer(KafkaConnection("127.0.0.1:1"), "g", batch_bytes=batch_bytes).close()
+
     def test_the_transaction_timeout_is_the_settings(self):
         from consumer.kafka.clients import producer_config
 
