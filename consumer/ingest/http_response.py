@@ -60,6 +60,12 @@ def parse_head(block: bytes) -> ResponseHead | NotHttp:
     return ResponseHead(int(match.group(1)), _fields(lines[1:]), body_start)
 
 
+def body_start(block: bytes) -> int | None:
+    """Where the body starts in *block* (after the empty line ending the head), or None when no head ends in it."""
+    end, start = _head_end(block)
+    return start if start > end else None
+
+
 def _head_end(block: bytes) -> tuple[int, int]:
     """(end of the last field line, start of the body): the first empty line, CRLF or LF."""
     crlf = block.find(b"\r\n\r\n")

@@ -17,6 +17,10 @@ An abortable error (a broker restarting) aborts the batch and reads the input ag
 checkpoint, up to ``MAX_ATTEMPTS`` times in a row.  A malformed record is counted, logged with its
 offset and stepped over, or with ``stop_on_malformed`` ends the run with the records before it
 committed (a rerun stops at it again until the file is repaired).
+
+A record whose digest does not match is counted and logged with its offset; a response among them
+is written with the Kafka header ``warc-digest-mismatch``, which the processor quarantines
+(``digest-mismatch``).  A WARC-Date that cannot be read, and what warcio prints, are counted and logged.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ..exceptions import ConfigError
 from ..kafka import MAX_BODY_BYTES, KafkaConnection, make_admin, make_producer
 from ..kafka.permissions import GROUP, TOPIC, TRANSACTIONAL_ID, MissingPermissions, Permission, check_permissions
 from ..observability.logging import get_logger
+from ..processor.route import DIGEST_MISMATCH_HEADER
 from ..serialization.avro import AvroSerializer
 from .checkpoint import (
     CHECKPOINT_READER_PREFIX,
@@ -48,7 +53,7 @@ from .progress import Progress
 from .raw_response import record_key
 from .source import Source, open_source
 from .tally import MalformedRecord, Tally
-from .warc import MALFORMED, RESPONSE, WARCINFO, Entry, read_entries, warc_fields
+from .warc import MALFORMED, RESPONSE, WARCINFO, Entry, one_stream, read_entries, warc_fields
 
 MiB = 1024 * 1024
 #: Read beyond the body limit for the HTTP head and chunk framing around a body at the limit.
@@ -173,9 +178,7 @@ class Ingester:
 
     def _one_input(self, path: str, store: CheckpointStore) -> None:
         try:
-            # Standard input keeps a batch and a record behind the reader, to read an aborted batch again.
-            rewind = self.options.batch_bytes + self.options.body_limit + HEAD_ALLOWANCE
-            source = open_source(path, self.stdin, rewind_bytes=rewind)
+            source = open_source(path, self.stdin, rewind_bytes=self.rewind_bytes)
         except SourceError as exc:
             self._failed(path, exc)
             return
@@ -187,6 +190,11 @@ class Ingester:
             self.stopped_at_malformed = True
         finally:
             source.close()
+
+    @property
+    def rewind_bytes(self) -> int:
+        """How far back an input read as it streams can go: a batch and a record, to read an aborted batch again."""
+        return self.options.batch_bytes + self.options.body_limit + HEAD_ALLOWANCE
 
     def _failed(self, path: str, exc: IngestError) -> None:
         self.tally.files_failed += 1
@@ -201,6 +209,9 @@ class _Batch:
     written: int = 0
     cut: int = 0
     coding_kept: int = 0
+    dates_unread: int = 0
+    digest_mismatches: int = 0
+    library_warnings: int = 0
     bytes: int = 0
     entries: int = 0
     malformed: list[MalformedRecord] = field(default_factory=list)
@@ -210,6 +221,9 @@ class _Batch:
         tally.written += self.written
         tally.cut += self.cut
         tally.coding_kept += self.coding_kept
+        tally.dates_unread += self.dates_unread
+        tally.digest_mismatches += self.digest_mismatches
+        tally.library_warnings += self.library_warnings
         tally.malformed.extend(self.malformed)
 
 
@@ -227,6 +241,13 @@ class _InputRun:
         self.in_transaction = False
 
     def run(self) -> None:
+        inflated = one_stream(self.source, self.ingester.rewind_bytes)
+        if inflated is not None:
+            # warcio refuses it; read whole, it loses nothing but the way to start anywhere but at its start.
+            self.ingester.tally.files_one_gzip_stream += 1
+            self.log.warning("input gzip-compressed as one stream, not per record: read from its start, "
+                             "offsets counted in its uncompressed bytes")  # fmt: skip
+            self.source = inflated
         self.producer = self._producer()
         self.store.refresh()  # after init_transactions: a predecessor's open transaction is aborted by now
         self.committed = self.store.get(self.source.identity) or Checkpoint(self.source.identity, self.source.name, 0)
@@ -285,10 +306,21 @@ class _InputRun:
     def _handle(self, entry: Entry, crawl_id: str | None, batch: _Batch) -> str:
         """Count *entry* in *batch* and produce it when it is an HTTP response; returns the kind it counted as
         (an HTTP response whose block does not parse counts as malformed)."""
+        for note in entry.notes:
+            batch.library_warnings += 1
+            self.log.warning("library warning", library="warcio", offset=entry.offset, message=note)
+        if entry.digest_problem is not None:
+            batch.digest_mismatches += 1
+            self.log.warning("digest mismatch", offset=entry.offset, kind=entry.kind, problem=entry.digest_problem,
+                             record_id=entry.fields.get("WARC-Record-ID"))  # fmt: skip
         if entry.kind == RESPONSE:
             converted = convert(entry, crawl_id=crawl_id, body_limit=self.options.body_limit)
             if isinstance(converted, Malformed):
                 return self._malformed(entry, converted.reason, batch)
+            if converted.unread_date is not None:
+                batch.dates_unread += 1
+                self.log.warning("WARC-Date unreadable: fetched_at set to 1970-01-01T00:00:00Z", offset=entry.offset,
+                                 warc_date=converted.unread_date)  # fmt: skip
             self._produce(converted.record, entry)
             batch.written += 1
             batch.cut += converted.cut
@@ -310,6 +342,8 @@ class _InputRun:
         headers = [("warc-file", self.source.name.encode()), ("warc-offset", str(entry.offset).encode())]
         if entry.format == "warc" and entry.fields.get("WARC-Record-ID"):
             headers.append(("warc-record-id", entry.fields["WARC-Record-ID"].encode()))
+        if entry.digest_problem is not None:  # the processor quarantines it (digest-mismatch)
+            headers.append((DIGEST_MISMATCH_HEADER, entry.digest_problem.encode()))
         self._send(self.options.landing_topic, value, record_key(record), headers)
 
     def _send(self, topic: str, value: bytes, key: bytes, headers: list[tuple[str, bytes]] | None = None) -> None:

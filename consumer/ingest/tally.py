@@ -28,6 +28,14 @@ class Tally:
     cut: int = 0
     #: Responses whose transfer coding was left as stored (not chunked after all, an unknown coding).
     coding_kept: int = 0
+    #: Responses whose WARC-Date could not be read: written with ``from_warc.UNKNOWN_FETCHED_AT``.
+    dates_unread: int = 0
+    #: Records whose WARC-Block-Digest or WARC-Payload-Digest did not match (responses written marked).
+    digest_mismatches: int = 0
+    #: Messages a library printed while a record was read (warcio's "Record not followed by newline"), logged.
+    library_warnings: int = 0
+    #: Inputs gzip-compressed as one stream, read from their start record by record.
+    files_one_gzip_stream: int = 0
     #: Input bytes read (the file as stored: compressed for .warc.gz).
     bytes_read: int = 0
     files_done: int = 0
@@ -60,6 +68,10 @@ def tally_fields(tally: Tally, seconds: float) -> dict[str, object]:
         "skipped": tally.skipped(),
         "malformed": tally.kinds[MALFORMED],
         "transfer_coding_kept": tally.coding_kept,
+        "dates_unread": tally.dates_unread,
+        "digest_mismatches": tally.digest_mismatches,
+        "library_warnings": tally.library_warnings,
+        "files_one_gzip_stream": tally.files_one_gzip_stream,
     }
 
 
@@ -79,6 +91,14 @@ def format_tally(tally: Tally, seconds: float) -> str:
     ]
     if tally.coding_kept:
         lines.append(f"transfer coding kept as stored: {tally.coding_kept}")
+    if tally.dates_unread:
+        lines.append(f"WARC-Date unreadable (fetched_at set to 1970-01-01T00:00:00Z): {tally.dates_unread}")
+    if tally.digest_mismatches:
+        lines.append(f"digest mismatches (marked for quarantine): {tally.digest_mismatches}")
+    if tally.library_warnings:
+        lines.append(f"library warnings (see the log): {tally.library_warnings}")
+    if tally.files_one_gzip_stream:
+        lines.append(f"files gzip-compressed as one stream (read whole): {tally.files_one_gzip_stream}")
     for record in tally.malformed[:LISTED_MALFORMED]:
         lines.append(f"  {record.name} at offset {record.offset}: {record.reason}")
     if len(tally.malformed) > LISTED_MALFORMED:

@@ -9,22 +9,43 @@ would invent a random WARC-Record-ID for it on every read.
 A record warcio cannot read (a WARC header that does not parse, a gzip member that does not
 inflate) is an ``Entry`` of kind ``malformed`` with its offset and warcio's message.  Reading goes
 on at the next place a record can start: the next gzip member whose first bytes inflate to a record
-header in a gzip file, the next ``WARC/1.`` or ARC header line at the start of a line otherwise.
+header in a gzip file, the next ``WARC/`` or ARC header line at the start of a line otherwise.
+
+Lenient where archives are, as warcio and jwarc are:
+
+- field names are matched without regard to case (WARC 1.1 section 4 makes them case-insensitive):
+  ``warc-date`` is given as WARC-Date; a folded value (a continuation line) is joined by warcio;
+- a file gzip-compressed as one stream instead of a member per record (``one_stream``) is read
+  record by record from its start, offsets counted in its uncompressed bytes; a damaged point ends
+  it with a malformed entry, the records before it kept;
+- what warcio prints to stderr while a record is read becomes the entry's ``notes`` (``library_output``);
+- a record's WARC-Block-Digest and WARC-Payload-Digest are checked as its bytes stream by
+  (``digest``); a mismatch is the entry's ``digest_problem``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, BinaryIO, NoReturn, cast
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 from warcio.recordloader import ArcWarcRecord
 
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
+
+from . import digest
 from .exceptions import SourceError
-from .source import Source
+from .http_response import ResponseHead, body_start, parse_head
+from .library_output import captured, notes
+from .source import REWIND_BYTES, Rewindable, Source
+from .transfer_coding import dechunk, transfer_codings
 
 RESPONSE = "response"
 REVISIT = "revisit"
@@ -44,12 +65,25 @@ _UNREADABLE = (ArchiveLoadFailed, zlib.error, EOFError, ValueError, IndexError, 
 _WHOLE_FILE_GZIP = "non-chunked gzip file"
 
 _GZIP_MEMBER = b"\x1f\x8b\x08"
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
 _RECORD_START = re.compile(
-    rb"\nWARC/1\.[01]\r?\n"  # a WARC header
+    rb"\nWARC/(?:1\.[01]|0\.1[78])\r?\n"  # a WARC header (0.17 and 0.18: ClueWeb09's drafts)
     rb"|\n[a-z][a-z0-9+.-]*:[^ \r\n]* [^ \r\n]+ \d{14} [^ \r\n]* \d+\r?\n"  # ARC: URL IP date type length
 )
 _SCAN_BYTES = 1024 * 1024
 _OVERLAP = 64 * 1024
+_CHUNK = 64 * 1024
+#: WARC 1.1's field names (section 5) by their lower-case form: a writer's ``warc-date`` is read as WARC-Date.
+_FIELD_NAMES = {
+    name.lower(): name
+    for name in (
+        "WARC-Type", "WARC-Record-ID", "WARC-Date", "Content-Length", "Content-Type", "WARC-Concurrent-To",
+        "WARC-Block-Digest", "WARC-Payload-Digest", "WARC-IP-Address", "WARC-Refers-To",
+        "WARC-Refers-To-Target-URI", "WARC-Refers-To-Date", "WARC-Target-URI", "WARC-Truncated",
+        "WARC-Warcinfo-ID", "WARC-Filename", "WARC-Profile", "WARC-Identified-Payload-Type",
+        "WARC-Segment-Number", "WARC-Segment-Origin-ID", "WARC-Segment-Total-Length",
+    )
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +102,10 @@ class Entry:
     block_cut: bool = False
     #: Why a malformed record could not be read.
     problem: str | None = None
+    #: What warcio printed while reading the record, one message each ("Record not followed by newline...").
+    notes: tuple[str, ...] = ()
+    #: The record's WARC-Block-Digest or WARC-Payload-Digest does not match its bytes: which, and what was read.
+    digest_problem: str | None = None
 
 
 def read_entries(source: Source, start: int, block_limit: int) -> Iterator[Entry]:
@@ -76,29 +114,202 @@ def read_entries(source: Source, start: int, block_limit: int) -> Iterator[Entry
     while offset is not None:
         source.seek(offset)
         iterator = ArchiveIterator(source.stream, no_record_parse=True)
+        records = iter(iterator)
         # Where the record being read starts: the previous one's end.  warcio's own offset is not used for
         # it: after a damaged gzip member it can point anywhere, even before the start of the input.
         expected = offset
+        printed: list[str] = []
         try:
-            for record in iterator:
-                entry = _entry(record, iterator, expected, block_limit)
+            while True:
+                with captured() as output:
+                    try:
+                        record = next(records, None)
+                        entry = _entry(record, iterator, expected, block_limit, source) if record is not None else None
+                    finally:
+                        printed += notes(output)
+                if entry is None:
+                    break
+                if printed:
+                    entry, printed = _with_notes(entry, printed), []
                 expected = entry.end
                 yield entry
+            if printed or _damage(source):  # warcio complained at the end, or the input ended early: no record there
+                raise ArchiveLoadFailed(_damage(source) or printed[0])
             if _only_blank_after(source, expected):
                 return
             # warcio ended early without a word (a damaged gzip header can swallow the rest as one empty member).
             raise ArchiveLoadFailed("no record could be read here")
         except _UNREADABLE as exc:
-            message = str(exc).strip() or type(exc).__name__
+            message = _damage(source) or str(exc).strip() or type(exc).__name__
             if _WHOLE_FILE_GZIP in message or _one_gzip_stream(source, expected):
                 raise SourceError(
-                    f"{source.name} is gzip-compressed as one stream, not per record: recompress it with "
-                    f"`warcio recompress {source.name} OUT.warc.gz`"
+                    f"{source.name}: a gzip member holds several records past the start of the file: recompress "
+                    f"it with `warcio recompress {source.name} OUT.warc.gz`"
                 ) from exc
             offset = _next_record_start(source, expected)
             end = offset if offset is not None else _end_of(source)
-            yield Entry(MALFORMED, expected, end, problem=_first_line(message))
+            yield Entry(MALFORMED, expected, end, problem=_first_line(message), notes=tuple(printed))
             iterator.close()
+
+
+def one_stream(source: Source, rewind_bytes: int = REWIND_BYTES) -> Source | None:
+    """*source* inflated, when it is gzip-compressed as one stream rather than a member per record; else None.
+
+    Its offsets are positions in the uncompressed bytes (the input's identity is unchanged, so a checkpoint
+    of it holds such an offset, and a rerun finds it the same way); going back is possible *rewind_bytes*
+    behind the reader, as on standard input.  warcio refuses such a file ("non-chunked gzip file", since a
+    record of it cannot be reached without inflating all before); it is read whole here, from the start.
+    """
+    try:
+        several = _first_member_holds_several_records(source)
+    finally:
+        source.seek(0)
+    if not several:
+        return None
+    # Rewindable reads its raw stream with read(n) alone, which a RawIOBase answers with what one readinto gives.
+    rewindable = Rewindable(cast(BinaryIO, _Inflating(source.stream)), rewind_bytes)
+    return Source(source.name, cast(BinaryIO, _Gathering(rewindable)), None, source.identity, rewindable)
+
+
+def _first_member_holds_several_records(source: Source) -> bool:
+    source.seek(0)
+    if source.stream.read(3) != _GZIP_MEMBER:
+        return False
+    source.seek(0)
+    with captured():  # whatever warcio says here, it says again when the records are read
+        iterator = ArchiveIterator(_Gathering(_Inflating(source.stream, first_member_only=True)), no_record_parse=True)
+        try:
+            for count, _record in enumerate(iterator, 1):
+                if count == 2:
+                    return True
+        except _UNREADABLE:
+            return False
+    return False
+
+
+class _Inflating(io.RawIOBase):
+    """The bytes a gzip stream inflates to, member after member (with *first_member_only*, the first alone).
+
+    Damage (deflate data that does not inflate, a CRC that does not match, the input ending inside a
+    member) raises ``zlib.error`` once; the stream ends there.
+    """
+
+    def __init__(self, raw: BinaryIO, *, first_member_only: bool = False) -> None:
+        super().__init__()
+        self._raw = raw
+        self._first_only = first_member_only
+        self._inflater = zlib.decompressobj(_GZIP_WBITS)
+        self._out = b""
+        self._ended = False
+        #: Damage met after the bytes in ``_out``: raised once they are read.
+        self._damage: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Buffer) -> int:
+        view = memoryview(buffer).cast("B")
+        while not self._out and not self._ended:
+            self._out = self._inflate_more()
+        count = min(len(view), len(self._out))
+        view[:count] = self._out[:count]
+        self._out = self._out[count:]
+        return count
+
+    def _inflate_more(self) -> bytes:
+        if self._damage is not None:
+            self._fail(self._damage)
+        if self._inflater.eof:
+            rest = self._inflater.unused_data
+            while not self._first_only and len(rest) < len(_GZIP_MEMBER) and (more := self._raw.read(_CHUNK)):
+                rest += more
+            if self._first_only or not rest.strip(b"\0 \t\r\n"):
+                self._ended = True  # NUL or blank padding after the last member is no record
+                return b""
+            if not rest.startswith(_GZIP_MEMBER):
+                self._fail("bytes after a gzip member are not another member")
+            self._inflater = zlib.decompressobj(_GZIP_WBITS)
+            data = rest
+        else:
+            data = self._inflater.unconsumed_tail or self._raw.read(_CHUNK)
+            if not data:
+                self._fail("the input ends inside a gzip member: it was cut short")
+        saved = self._inflater.copy()
+        try:
+            return self._inflater.decompress(data, 4 * _CHUNK)
+        except zlib.error:
+            pass
+        # zlib gives nothing of a call that meets damage: inflate again a byte at a time, to keep what precedes it.
+        self._inflater, out = saved, bytearray()
+        for at in range(len(data)):
+            try:
+                out += self._inflater.decompress(data[at : at + 1])
+            except zlib.error as exc:
+                self._damage = f"the gzip stream is damaged here: {exc}"
+                break
+        return bytes(out)
+
+    def _fail(self, message: str) -> NoReturn:
+        self._ended = True
+        raise zlib.error(message)
+
+
+class _Gathering(io.RawIOBase):
+    """Reads of *raw* gathered to the size asked (short only at the end); damage ends the stream, and
+    ``damage`` says what it was.  Every byte before a damaged point is delivered (``io.BufferedReader``
+    would drop those gathered for a read when a later raw read of the same call raises)."""
+
+    def __init__(self, raw: io.RawIOBase | Rewindable) -> None:
+        super().__init__()
+        self._raw = raw
+        #: What ended the stream early, once met: ``read_entries`` makes the record it cut malformed.
+        self.damage: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return self._raw.seekable()
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self._raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def read(self, size: int | None = -1) -> bytes:
+        parts: list[bytes] = []
+        wanted = _CHUNK if size is None or size < 0 else size
+        while wanted > 0:
+            try:
+                chunk = self._raw.read(wanted)
+            except zlib.error as exc:
+                self.damage = str(exc)
+                break
+            if not chunk:
+                break
+            parts.append(chunk)
+            if size is not None and size >= 0:
+                wanted -= len(chunk)
+        return b"".join(parts)
+
+    def readinto(self, buffer: Buffer) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self.read(len(view))
+        view[: len(data)] = data
+        return len(data)
+
+
+def _damage(source: Source) -> str | None:
+    """What ended an inflated one-stream input early (``one_stream``), once reading has met it."""
+    return source.stream.damage if isinstance(source.stream, _Gathering) else None
+
+
+def _with_notes(entry: Entry, printed: list[str]) -> Entry:
+    return Entry(
+        entry.kind, entry.offset, entry.end, entry.fields, entry.format, entry.block, entry.block_cut, entry.problem,
+        tuple(printed), entry.digest_problem,
+    )  # fmt: skip
 
 
 def warc_fields(block: bytes) -> dict[str, str]:
@@ -111,21 +322,78 @@ def warc_fields(block: bytes) -> dict[str, str]:
     return out
 
 
-def _entry(record: ArcWarcRecord, iterator: ArchiveIterator, start: int, block_limit: int) -> Entry:
+def _entry(record: ArcWarcRecord, iterator: ArchiveIterator, start: int, block_limit: int, source: Source) -> Entry:
     if record.format == "arc":
         fields = _arc_fields(dict(record.rec_headers.headers))
         kind = WARCINFO if record.rec_type == "arc_header" else _kind(RESPONSE, fields)
+        block_digest = payload_digest = None
     else:
-        fields = dict(record.rec_headers.headers)
+        fields = _standard_names(record.rec_headers.headers)
         kind = _kind(record.rec_type, fields)
-    block, cut = b"", False
-    if kind in (RESPONSE, WARCINFO):
-        block = record.raw_stream.read(block_limit)
-        cut = bool(record.raw_stream.read(1))
+        block_digest = digest.parse("WARC-Block-Digest", fields.get("WARC-Block-Digest"))
+        # A revisit's payload digest is the earlier capture's; a truncated record's covers bytes it does not hold
+        # for some writers and not for others: neither can be checked against this record.
+        checkable = kind != REVISIT and "WARC-Truncated" not in fields
+        payload_digest = digest.parse("WARC-Payload-Digest", fields.get("WARC-Payload-Digest")) if checkable else None
+    keep = block_limit if kind in (RESPONSE, WARCINFO) else 0
+    if block_digest is None and payload_digest is None:
+        block = record.raw_stream.read(keep) if keep else b""
+        cut = bool(keep) and bool(record.raw_stream.read(1))
+        problem = None
+    else:
+        http = fields.get("Content-Type", "").strip().lower().startswith("application/http")
+        block, cut, problem = _read_checked(record.raw_stream, keep, block_digest, payload_digest, http)
     iterator.read_to_end()  # the rest of the record: now iterator.offset is where the next one starts
+    damage = _damage(source)
+    if damage is not None and getattr(record.raw_stream, "limit", 0) > 0:
+        raise ArchiveLoadFailed(damage)  # the block ended before its Content-Length: cut by the damage
     if iterator.offset <= start:
         raise ArchiveLoadFailed(f"record ends at offset {iterator.offset}, before it starts: its gzip member is broken")
-    return Entry(kind, start, iterator.offset, fields, record.format, block, cut)
+    return Entry(kind, start, iterator.offset, fields, record.format, block, cut, digest_problem=problem)
+
+
+def _standard_names(headers: list[tuple[str, str]]) -> dict[str, str]:
+    """The WARC header fields, the standard's names in the standard's case, values without surrounding space."""
+    return {_FIELD_NAMES.get(name.strip().lower(), name): value.strip() for name, value in headers}
+
+
+def _read_checked(
+    stream: BinaryIO, keep: int, block_digest: digest.Digest | None, payload_digest: digest.Digest | None, http: bool
+) -> tuple[bytes, bool, str | None]:
+    """(the first *keep* bytes of the block, whether more followed, a digest that does not match or None),
+    the whole block read through the digests' hashes."""
+    first = stream.read(keep or _CHUNK)
+    block_hash = hashlib.new(block_digest.algorithm) if block_digest else None
+    payload_hash = hashlib.new(payload_digest.algorithm) if payload_digest else None
+    payload_at = (body_start(first) if http else 0) if payload_hash else None
+    if payload_at is None:
+        payload_hash = None  # no HTTP head ends in the first bytes: no payload to check
+    whole = True
+    chunk = first
+    while chunk:
+        if block_hash:
+            block_hash.update(chunk)
+        if payload_hash:
+            payload_hash.update(memoryview(chunk)[payload_at or 0 :] if chunk is first else chunk)
+        chunk = stream.read(_CHUNK)
+        whole = whole and not chunk
+    cut = bool(keep) and not whole
+    if block_digest and block_hash and block_hash.digest() != block_digest.expected:
+        return first[:keep], cut, block_digest.mismatch(block_hash.digest())
+    if payload_digest and payload_hash and payload_hash.digest() != payload_digest.expected:
+        dechunked = _dechunked_payload(first, payload_at or 0) if whole else None
+        if dechunked is None or hashlib.new(payload_digest.algorithm, dechunked).digest() != payload_digest.expected:
+            return first[:keep], cut, payload_digest.mismatch(payload_hash.digest())
+    return first[:keep], cut, None
+
+
+def _dechunked_payload(block: bytes, payload_at: int) -> bytes | None:
+    """The payload of a chunked HTTP response without its chunk framing (what some writers digest), or None."""
+    head = parse_head(block)
+    if not isinstance(head, ResponseHead) or "chunked" not in transfer_codings(head.values("Transfer-Encoding")):
+        return None
+    step = dechunk(block[payload_at:])
+    return step[0] if step is not None else None
 
 
 def _arc_fields(arc: dict[str, str]) -> dict[str, str]:
@@ -134,6 +402,8 @@ def _arc_fields(arc: dict[str, str]) -> dict[str, str]:
     fields = {"WARC-Target-URI": arc.get("uri", ""), "WARC-IP-Address": arc.get("ip-address", "")}
     if len(date) >= 14 and date[:14].isdigit():
         fields["WARC-Date"] = f"{date[:4]}-{date[4:6]}-{date[6:8]}T{date[8:10]}:{date[10:12]}:{date[12:14]}Z"
+    elif date:
+        fields["WARC-Date"] = date  # a shorter date: from_warc reads what it can of it
     return fields
 
 

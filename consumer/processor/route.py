@@ -5,6 +5,10 @@ published as text: under the ``skip`` policy it is written nowhere and counted
 (its offset commits with its batch), under ``quarantine`` it is quarantined with
 reason ``not-text``.
 
+A record the ingest read from a WARC record whose digest did not match its bytes carries the Kafka
+header ``warc-digest-mismatch`` (the sentence saying which digest): it is quarantined first, with
+reason ``digest-mismatch``, never decoded as if it were whole.
+
 Pure apart from the clock it is given: no Kafka here, so the stream processor
 and quarantine replay route records the same way.
 """
@@ -32,6 +36,10 @@ SKIP = "skip"
 NOT_TEXT = "not-text"
 #: The ``non_text`` policies (``settings.NonText``): what becomes of a response that is not text.
 NON_TEXT_POLICIES = (SKIP, QUARANTINE)
+#: The reason of a record whose WARC record's digest did not match (the ingest marks it with the header below).
+DIGEST_MISMATCH = "digest-mismatch"
+#: The Kafka header ``crawl-decoder ingest`` sets on such a record: which digest, what the bytes gave.
+DIGEST_MISMATCH_HEADER = "warc-digest-mismatch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +104,9 @@ class Router:
     ) -> Routed:
         host = host_of(raw.get("url"))
         quarantine = self._quarantiner(raw, origin, key, kafka_headers, host, replay_count)
+        mismatch = _digest_mismatch(kafka_headers)
+        if mismatch is not None:
+            return quarantine(DIGEST_MISMATCH, error=mismatch)
         content_type = header_value(raw["headers"], "content-type")
         declared = declared_non_text(extract_mime_type(content_type))
         if declared is not None:
@@ -179,6 +190,13 @@ class Router:
             return Routed(QUARANTINE, record, reason=reason, decoded=decoded, host=host)
 
         return quarantine
+
+
+def _digest_mismatch(kafka_headers: Sequence[tuple[str, bytes | None]]) -> str | None:
+    for name, value in kafka_headers:
+        if name == DIGEST_MISMATCH_HEADER:
+            return (value or b"").decode("utf-8", "replace") or "the WARC record's digest does not match"
+    return None
 
 
 #: A decode with more U+FFFD than the router allows.

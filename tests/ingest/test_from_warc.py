@@ -6,7 +6,7 @@ import gzip
 
 import pytest
 
-from consumer.ingest.from_warc import Converted, Malformed, convert, warc_date_ms
+from consumer.ingest.from_warc import UNKNOWN_FETCHED_AT, Converted, Malformed, convert, warc_date_ms
 from consumer.ingest.warc import Entry
 
 from warc_samples import chunked, http_block
@@ -82,7 +82,6 @@ def test_a_target_uri_in_angle_brackets_is_unwrapped():
     "item, reason",
     [
         (entry(http_block(200, [], HTML), WARC_Target_URI=""), "WARC-Target-URI"),
-        (entry(http_block(200, [], HTML), WARC_Date="yesterday"), "WARC-Date"),
         (entry(b"<html>no HTTP head</html>"), "status line"),
         (entry(b"HTTP/1.1 042 Odd\r\n\r\n"), "status"),
     ],
@@ -95,12 +94,36 @@ def test_what_cannot_be_a_raw_response_is_malformed_with_a_reason(item, reason):
 @pytest.mark.parametrize(
     "value, millis",
     [
-        ("2024-05-06T07:08:09Z", 1714979289000),
-        ("2024-05-06T07:08:09.5Z", 1714979289500),
-        ("2024-05-06T07:08:09.123456789Z", 1714979289123),
-        ("2024-05-06T07:08:09", None),
-        ("2024-02-30T00:00:00Z", None),
+        pytest.param("2024-05-06T07:08:09Z", 1714979289000, id="WARC 1.0"),
+        pytest.param("2024-05-06T07:08:09.5Z", 1714979289500, id="WARC 1.1 fraction"),
+        pytest.param("2024-05-06T07:08:09.123456789Z", 1714979289123, id="nanoseconds kept to the millisecond"),
+        pytest.param("2024-05-06T07:08:09", 1714979289000, id="no zone is UTC"),
+        pytest.param("2024-05-06t07:08:09z", 1714979289000, id="lower case"),
+        pytest.param(" 2024-05-06 07:08:09Z ", 1714979289000, id="a space for the T, spaces around"),
+        pytest.param("2024-05-06T09:08:09+02:00", 1714979289000, id="an offset with a colon"),
+        pytest.param("2024-05-06T00:08:09-0700", 1714979289000, id="an offset without"),
+        pytest.param("2024-05-06T07:08Z", 1714979280000, id="no seconds"),
+        pytest.param("2024-05-06", 1714953600000, id="no time is midnight"),
+        pytest.param("20240506070809", 1714979289000, id="14 digits"),
+        pytest.param("2024-05-06T07:08:60Z", 1714979339000, id="a leap second is the 59th"),
+        # ClueWeb09's writer put the day of the year where the day of the month goes.
+        pytest.param("2008-10-294T05:21:46-0700", 1224505306000, id="ClueWeb09: day 294 of 2008 is 20 October"),
+        pytest.param("2009-03-65T08:43:19-0800", 1236357799000, id="ClueWeb09: day 65 of 2009 is 6 March"),
+        pytest.param("2024-02-30T00:00:00Z", None, id="day 30 of the year is not in February"),
+        pytest.param("2024-13-01T00:00:00Z", None, id="no month 13"),
+        pytest.param("2024-05-06T07:08:09+24:00", None, id="an offset of a day"),
+        pytest.param("yesterday", None, id="not a date"),
+        pytest.param("", None, id="empty"),
     ],
 )
 def test_warc_dates_to_the_millisecond(value, millis):
     assert warc_date_ms(value) == millis
+
+
+@pytest.mark.parametrize("date", ["yesterday", ""], ids=["unreadable", "absent"])
+def test_a_response_whose_date_cannot_be_read_lands_at_the_epoch_with_a_note(date):
+    item = entry(http_block(200, [], HTML), WARC_Date=date)
+    result = converted(item)
+    assert result.record["fetched_at"] == UNKNOWN_FETCHED_AT == 0
+    assert result.unread_date == date
+    assert converted(entry(http_block(200, [], HTML))).unread_date is None

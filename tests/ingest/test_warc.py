@@ -135,8 +135,12 @@ def test_a_block_longer_than_the_limit_is_cut_and_the_next_record_still_read(tmp
     assert found[1].kind == "response" and not found[1].block_cut
 
 
-def test_a_warc_gzipped_as_one_stream_is_refused_with_the_fix(tmp_path):
-    data = gzip.compress(every_kind(False).getvalue())
+def test_a_gzip_member_holding_several_records_past_the_start_is_refused_with_the_fix(tmp_path):
+    # A file gzipped whole from its start is read (one_stream, test_warc_quirks.py); one whose first member
+    # holds one record and a later one several cannot be: its records there have no offset of their own.
+    first = WarcBuilder(gzip=True)
+    first.warcinfo(isPartOf="crawl-7")
+    data = first.getvalue() + gzip.compress(every_kind(False).getvalue())
     with pytest.raises(SourceError, match="warcio recompress"):
         entries(data, tmp_path=tmp_path)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip as gzip_module
 import io
+import zlib
 from dataclasses import dataclass, field
 
 from warcio.statusandheaders import StatusAndHeaders
@@ -177,3 +178,22 @@ def many_pages(path, count: int, body_bytes: int = 2000) -> list[str]:
             ))  # fmt: skip
             urls.append(url)
     return urls
+
+
+def warc_record(lines: list[str], block: bytes, *, version: str = "WARC/1.1", length: int | None = None) -> bytes:
+    """A WARC record written by hand: the header *lines* exactly as given (any case, folded, any date), then
+    Content-Length (of *block* unless *length* says otherwise) and *block*."""
+    size = len(block) if length is None else length
+    head = "\r\n".join([version, *lines, f"Content-Length: {size}"]) + "\r\n\r\n"
+    return head.encode("latin-1") + block + b"\r\n\r\n"
+
+
+def gzip_stream_at_records(records: list[bytes]) -> tuple[bytes, list[int]]:
+    """*records* gzip-compressed as ONE stream (one member), flushed after each record; with the compressed
+    offset at which each record's bytes are all out (a damage past it leaves that record whole)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    out, flushed = b"", []
+    for record in records:
+        out += compressor.compress(record) + compressor.flush(zlib.Z_FULL_FLUSH)
+        flushed.append(len(out))
+    return out + compressor.flush(), flushed
