@@ -331,9 +331,11 @@ def _entry(record: ArcWarcRecord, iterator: ArchiveIterator, start: int, block_l
         fields = _standard_names(record.rec_headers.headers)
         kind = _kind(record.rec_type, fields)
         block_digest = digest.parse("WARC-Block-Digest", fields.get("WARC-Block-Digest"))
-        # A revisit's payload digest is the earlier capture's; a truncated record's covers bytes it does not hold
-        # for some writers and not for others: neither can be checked against this record.
-        checkable = kind != REVISIT and "WARC-Truncated" not in fields
+        # The payload is part of the block: a block that matches its digest holds it intact (a payload digest that
+        # disagrees then is its writer's way of computing it, not damage), so it is checked only without one, at
+        # half the hashing.  A revisit's payload digest is the earlier capture's; a truncated record's covers bytes
+        # it does not hold for some writers and not for others: neither can be checked against this record.
+        checkable = block_digest is None and kind != REVISIT and "WARC-Truncated" not in fields
         payload_digest = digest.parse("WARC-Payload-Digest", fields.get("WARC-Payload-Digest")) if checkable else None
     keep = block_limit if kind in (RESPONSE, WARCINFO) else 0
     if block_digest is None and payload_digest is None:

@@ -326,3 +326,11 @@ def test_digest_values_are_parsed(value, algorithm, size):
 @pytest.mark.parametrize("value", [None, "", "crc32:1234abcd", "sha1:", "sha1:tooshort", "sha256:" + "g" * 64, "xyz"])
 def test_digests_that_cannot_be_checked(value):
     assert parse("WARC-Block-Digest", value) is None
+
+
+def test_a_payload_digest_that_disagrees_with_an_intact_block_is_the_writers_convention_not_damage(tmp_path):
+    # The payload is part of the block: the block digest matching, nothing is damaged.
+    intact = response(f"WARC-Block-Digest: sha1:{b32(BLOCK)}", f"WARC-Payload-Digest: sha1:{b32(BODY + b'?')}")
+    assert read(intact, tmp_path=tmp_path)[0].digest_problem is None
+    unchecked_block = response("WARC-Block-Digest: crc32:1234abcd", f"WARC-Payload-Digest: sha1:{b32(BODY + b'?')}")
+    assert (read(unchecked_block, tmp_path=tmp_path)[0].digest_problem or "").startswith("WARC-Payload-Digest ")
