@@ -241,13 +241,6 @@ class _InputRun:
         self.in_transaction = False
 
     def run(self) -> None:
-        inflated = one_stream(self.source, self.ingester.rewind_bytes)
-        if inflated is not None:
-            # warcio refuses it; read whole, it loses nothing but the way to start anywhere but at its start.
-            self.ingester.tally.files_one_gzip_stream += 1
-            self.log.warning("input gzip-compressed as one stream, not per record: read from its start, "
-                             "offsets counted in its uncompressed bytes")  # fmt: skip
-            self.source = inflated
         self.producer = self._producer()
         self.store.refresh()  # after init_transactions: a predecessor's open transaction is aborted by now
         self.committed = self.store.get(self.source.identity) or Checkpoint(self.source.identity, self.source.name, 0)
@@ -256,6 +249,13 @@ class _InputRun:
             tally.files_already_done += 1
             self.log.info("input already ingested: skipped", written=self.committed.written)
             return
+        inflated = one_stream(self.source, self.ingester.rewind_bytes)
+        if inflated is not None:
+            # warcio refuses it; read whole, it loses nothing but the way to start anywhere but at its start.
+            tally.files_one_gzip_stream += 1
+            self.log.warning("input gzip-compressed as one stream, not per record: read from its start, "
+                             "offsets counted in its uncompressed bytes")  # fmt: skip
+            self.source = inflated
         if self.committed.offset:
             tally.files_resumed += 1
             self.log.info("resuming input", offset=self.committed.offset, written_before=self.committed.written)

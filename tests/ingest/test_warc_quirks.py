@@ -24,7 +24,7 @@ from consumer.ingest.library_output import captured, notes
 from consumer.ingest.source import open_source
 from consumer.ingest.warc import MALFORMED, one_stream, read_entries
 
-from warc_samples import HTTP, WarcBuilder, chunked, gzip_stream_at_records, http_block, warc_record
+from warc_samples import HTTP, WarcBuilder, arc_file, chunked, gzip_stream_at_records, http_block, warc_record
 
 LIMIT = 1 << 20
 BODY = "<p>Grüße aus dem Archiv</p>".encode()
@@ -120,6 +120,15 @@ def test_a_warc_gzipped_as_one_stream_is_read_record_by_record(tmp_path, stdin):
     assert [(entry.kind, entry.offset) for entry in found] == builder.records, "offsets in the uncompressed bytes"
     assert found[-1].end == len(plain)
     assert found[2].block.endswith(b"<p>one</p>") and all(entry.digest_problem is None for entry in found)
+
+
+def test_an_arc_gzipped_as_one_stream_is_read_record_by_record(tmp_path):
+    block = http_block(200, [("Content-Type", "text/html")], b"<p>arc</p>")
+    plain = arc_file([("http://example.com/a", "192.0.2.1", "20080101120000", block),
+                      ("http://example.com/b", "192.0.2.1", "20080101120001", block)])  # fmt: skip
+    found = read(gzip.compress(plain), tmp_path=tmp_path, whole=True)
+    assert [(entry.kind, entry.format) for entry in found] == [("warcinfo", "arc"), ("response", "arc"), ("response", "arc")]
+    assert found[2].fields["WARC-Target-URI"] == "http://example.com/b" and found[-1].end == len(plain)
 
 
 def test_reading_a_one_stream_gzip_resumes_at_an_uncompressed_offset(tmp_path):
