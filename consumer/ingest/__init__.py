@@ -5,8 +5,9 @@
   ``raw_response`` makes the record it writes and is the one place that checks a crawler's values.
 - ``crawl-decoder ingest`` (``ingester``): WARC and ARC files to the landing topic exactly once
   across reruns; ``warc`` reads records with warcio, ``http_response`` and ``transfer_coding``
-  parse the stored HTTP block, ``from_warc`` maps a record to a RawResponse, ``checkpoint`` keeps
-  where each input stands, ``source`` opens a file or standard input.
+  parse the stored HTTP block, ``digest`` checks a record's WARC digests, ``library_output`` turns
+  what warcio prints into log lines, ``from_warc`` maps a record to a RawResponse, ``checkpoint``
+  keeps where each input stands, ``source`` opens a file or standard input.
 
 The Scrapy integration is ``consumer.integrations.scrapy``.
 """
