@@ -19,6 +19,7 @@ from types import FrameType
 
 from ..exceptions import ConfigError
 from ..ingest import Ingester, IngestOptions, format_tally
+from ..ingest.manifest import read_manifest
 from ..ingest.progress import Progress
 from ..ingest.tally import tally_fields
 from ..kafka import MAX_BODY_BYTES
@@ -57,8 +58,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "files", nargs="+", metavar="FILE", help="WARC or ARC files, gzip per record or not; - for stdin"
-    )
+        "files", nargs="*", metavar="INPUT",
+        help="WARC or ARC files, gzip per record or not; - for stdin; http(s):// or s3://bucket/key URLs",
+    )  # fmt: skip
+    parser.add_argument(
+        "--manifest", action="append", default=[], metavar="PATHS",
+        help="a file or URL listing inputs one a line (gzip or not), as Common Crawl's warc.paths.gz; repeatable",
+    )  # fmt: skip
+    parser.add_argument(
+        "--base-url", metavar="URL",
+        help="prefix of the manifest's relative lines (e.g. https://data.commoncrawl.org/ or s3://commoncrawl/)",
+    )  # fmt: skip
     parser.add_argument(
         "--config", help="settings YAML file (default: $CRAWL_DECODER_CONFIG): topic, schemas, registry"
     )
@@ -106,7 +116,12 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
     report_unknown_env()
-    if args.files.count("-") > 1:
+    inputs = list(args.files)
+    for manifest in args.manifest:
+        inputs += read_manifest(manifest, args.base_url)
+    if not inputs:
+        raise ConfigError("no input: give files, URLs or --manifest")
+    if inputs.count("-") > 1:
         raise ConfigError("standard input (-) can be given once")
     topic = args.topic or settings.landing_topic
     options = IngestOptions(
@@ -124,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     if threading.current_thread() is threading.main_thread():
         _stop_on_signals(ingester)
     started = time.monotonic()
-    tally = ingester.run(args.files)
+    tally = ingester.run(inputs)
     # Read once, as the run ended: a signal from here on (the tally being printed) stops nothing and
     # must not turn a finished run into an "interrupted" one.
     interrupted, stopped_at_malformed = ingester.interrupted, ingester.stopped_at_malformed
