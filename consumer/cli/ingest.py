@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -107,6 +108,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MB",
         help="input megabytes per transaction (default %(default)s)",
     )
+    parser.add_argument(
+        "--jobs", type=_positive, default=1, metavar="N",
+        help="ingest N inputs at a time, each in its own process (default %(default)s): one core each",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
@@ -123,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("no input: give files, URLs or --manifest")
     if inputs.count("-") > 1:
         raise ConfigError("standard input (-) can be given once")
+    if args.jobs > 1 and len(inputs) > 1:
+        if "-" in inputs:
+            raise ConfigError("--jobs cannot share standard input (-) between processes")
+        return _run_jobs(args, inputs)
     topic = args.topic or settings.landing_topic
     options = IngestOptions(
         landing_topic=topic,
@@ -152,6 +161,36 @@ def run(args: argparse.Namespace) -> int:
     if stopped_at_malformed:
         print("stopped at a malformed record (--stop-on-malformed); the records before it are committed")
     return 1 if interrupted or stopped_at_malformed or tally.files_failed else 0
+
+
+def _run_jobs(args: argparse.Namespace, inputs: list[str]) -> int:
+    """*inputs* dealt round-robin to ``--jobs`` child processes of this command, each with its own list: every
+    input goes to exactly one of them (and were one given twice, its transactional id fences the other run).
+    SIGINT and SIGTERM are passed on; the exit status is the worst of theirs."""
+    jobs = min(args.jobs, len(inputs))
+    options = ["--max-body-bytes", str(args.max_body_bytes), "--batch-records", str(args.batch_records),
+               "--batch-mb", str(args.batch_mb), "--transactional-id-prefix", args.transactional_id_prefix]  # fmt: skip
+    for flag, value in (("--config", args.config), ("--topic", args.topic),
+                        ("--checkpoint-topic", args.checkpoint_topic), ("--crawl-id", args.crawl_id)):  # fmt: skip
+        if value:
+            options += [flag, value]
+    if args.stop_on_malformed:
+        options.append("--stop-on-malformed")
+    command = [sys.executable, "-m", "consumer.cli", "ingest", *options, "--"]
+    children = [subprocess.Popen([*command, *inputs[n::jobs]]) for n in range(jobs)]
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, forward)
+        signal.signal(signal.SIGTERM, forward)
+    statuses = [child.wait() for child in children]
+    get_logger(component="ingest").info("ingest jobs finished", jobs=jobs, exit_statuses=statuses)
+    # A child ended by a signal (negative) counts as stopped early: run the same command again.
+    return max((status if status > 0 else 1 for status in statuses if status != 0), default=0)
 
 
 def _serializer(settings: Settings, topic: str) -> AvroSerializer:

@@ -178,7 +178,7 @@ def test_a_wrong_credential_or_a_missing_key_names_the_input(
     assert landing() == []
 
 
-def test_a_manifest_with_a_base_url_ingests_each_input_once(tmp_path, run_ingest, landing):
+def test_a_manifest_with_a_base_url_ingests_each_input_once_over_two_jobs(tmp_path, run_ingest, landing):
     names, everything, files = ["crawl-data/a.warc.gz", "crawl-data/b.warc.gz"], [], {}
     for name in names:
         builder = WarcBuilder(gzip=True)
@@ -190,10 +190,11 @@ def test_a_manifest_with_a_base_url_ingests_each_input_once(tmp_path, run_ingest
     files["/crawl-data/warc.paths.gz"] = gzip.compress(("\n".join(names) + "\n").encode())
     with serve_files(files) as server:
         manifest = f"{server.url}/crawl-data/warc.paths.gz"
-        first = run_ingest("--manifest", manifest, "--base-url", f"{server.url}/")
+        first = run_ingest("--jobs", "2", "--manifest", manifest, "--base-url", f"{server.url}/")
         again = run_ingest("--manifest", manifest, "--base-url", server.url)
 
     assert first.returncode == 0, first.stderr.decode()[-3000:]
-    assert "2 done" in first.stdout.decode()
+    # One process per input, each with its own tally.
+    assert first.stdout.decode().count("files: 1 done, 0 resumed, 0 already done, 0 failed") == 2
     assert again.returncode == 0 and "2 already done" in again.stdout.decode()
     assert_each_page_once(landing(), everything)
