@@ -55,6 +55,8 @@ def entries(source: Source, start: int, block_limit: int) -> Iterator[Entry]:
                 break
             previous = entry.offset
             yield entry
+        if source.size is not None and offset >= source.size:
+            return  # read to the end (a remote input would otherwise be asked for its last record again)
         if previous is None:
             yield from read_entries(source, offset, block_limit)
             return
