@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -19,6 +20,7 @@ from types import FrameType
 
 from ..exceptions import ConfigError
 from ..ingest import Ingester, IngestOptions, format_tally
+from ..ingest.manifest import read_manifest
 from ..ingest.progress import Progress
 from ..ingest.tally import tally_fields
 from ..kafka import MAX_BODY_BYTES
@@ -57,8 +59,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "files", nargs="+", metavar="FILE", help="WARC or ARC files, gzip per record or not; - for stdin"
-    )
+        "files", nargs="*", metavar="INPUT",
+        help="WARC or ARC files, gzip per record or not; - for stdin; http(s):// or s3://bucket/key URLs",
+    )  # fmt: skip
+    parser.add_argument(
+        "--manifest", action="append", default=[], metavar="PATHS",
+        help="a file or URL listing inputs one a line (gzip or not), as Common Crawl's warc.paths.gz; repeatable",
+    )  # fmt: skip
+    parser.add_argument(
+        "--base-url", metavar="URL",
+        help="prefix of the manifest's relative lines (e.g. https://data.commoncrawl.org/ or s3://commoncrawl/)",
+    )  # fmt: skip
     parser.add_argument(
         "--config", help="settings YAML file (default: $CRAWL_DECODER_CONFIG): topic, schemas, registry"
     )
@@ -97,6 +108,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MB",
         help="input megabytes per transaction (default %(default)s)",
     )
+    parser.add_argument(
+        "--jobs", type=_positive, default=1, metavar="N",
+        help="ingest N inputs at a time, each in its own process (default %(default)s): one core each",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
@@ -106,8 +121,17 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings.load(args.config)
     configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
     report_unknown_env()
-    if args.files.count("-") > 1:
+    inputs = list(args.files)
+    for manifest in args.manifest:
+        inputs += read_manifest(manifest, args.base_url)
+    if not inputs:
+        raise ConfigError("no input: give files, URLs or --manifest")
+    if inputs.count("-") > 1:
         raise ConfigError("standard input (-) can be given once")
+    if args.jobs > 1 and len(inputs) > 1:
+        if "-" in inputs:
+            raise ConfigError("--jobs cannot share standard input (-) between processes")
+        return _run_jobs(args, inputs)
     topic = args.topic or settings.landing_topic
     options = IngestOptions(
         landing_topic=topic,
@@ -124,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     if threading.current_thread() is threading.main_thread():
         _stop_on_signals(ingester)
     started = time.monotonic()
-    tally = ingester.run(args.files)
+    tally = ingester.run(inputs)
     # Read once, as the run ended: a signal from here on (the tally being printed) stops nothing and
     # must not turn a finished run into an "interrupted" one.
     interrupted, stopped_at_malformed = ingester.interrupted, ingester.stopped_at_malformed
@@ -137,6 +161,36 @@ def run(args: argparse.Namespace) -> int:
     if stopped_at_malformed:
         print("stopped at a malformed record (--stop-on-malformed); the records before it are committed")
     return 1 if interrupted or stopped_at_malformed or tally.files_failed else 0
+
+
+def _run_jobs(args: argparse.Namespace, inputs: list[str]) -> int:
+    """*inputs* dealt round-robin to ``--jobs`` child processes of this command, each with its own list: every
+    input goes to exactly one of them (and were one given twice, its transactional id fences the other run).
+    SIGINT and SIGTERM are passed on; the exit status is the worst of theirs."""
+    jobs = min(args.jobs, len(inputs))
+    options = ["--max-body-bytes", str(args.max_body_bytes), "--batch-records", str(args.batch_records),
+               "--batch-mb", str(args.batch_mb), "--transactional-id-prefix", args.transactional_id_prefix]  # fmt: skip
+    for flag, value in (("--config", args.config), ("--topic", args.topic),
+                        ("--checkpoint-topic", args.checkpoint_topic), ("--crawl-id", args.crawl_id)):  # fmt: skip
+        if value:
+            options += [flag, value]
+    if args.stop_on_malformed:
+        options.append("--stop-on-malformed")
+    command = [sys.executable, "-m", "consumer.cli", "ingest", *options, "--"]
+    children = [subprocess.Popen([*command, *inputs[n::jobs]]) for n in range(jobs)]
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, forward)
+        signal.signal(signal.SIGTERM, forward)
+    statuses = [child.wait() for child in children]
+    get_logger(component="ingest").info("ingest jobs finished", jobs=jobs, exit_statuses=statuses)
+    # A child ended by a signal (negative) counts as stopped early: run the same command again.
+    return max((status if status > 0 else 1 for status in statuses if status != 0), default=0)
 
 
 def _serializer(settings: Settings, topic: str) -> AvroSerializer:

@@ -53,7 +53,8 @@ from .progress import Progress
 from .raw_response import record_key
 from .source import Source, open_source
 from .tally import MalformedRecord, Tally
-from .warc import MALFORMED, RESPONSE, WARCINFO, Entry, one_stream, read_entries, warc_fields
+from .warc import MALFORMED, RESPONSE, WARCINFO, Entry, one_stream, warc_fields
+from .warc_fast import entries
 
 MiB = 1024 * 1024
 #: Read beyond the body limit for the HTTP head and chunk framing around a body at the limit.
@@ -280,7 +281,7 @@ class _InputRun:
         crawl_id = self.options.crawl_id or checkpoint.crawl_id
         batch, written = _Batch(), checkpoint.written
         block_limit = self.options.body_limit + HEAD_ALLOWANCE
-        for entry in read_entries(self.source, checkpoint.offset, block_limit):
+        for entry in entries(self.source, checkpoint.offset, block_limit):
             if entry.kind == WARCINFO and self.options.crawl_id is None:
                 crawl_id = warc_fields(entry.block).get("isPartOf") or crawl_id
             outcome = self._handle(entry, crawl_id, batch)

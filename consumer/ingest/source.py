@@ -26,12 +26,15 @@ if TYPE_CHECKING:
     from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
 
 from .exceptions import SourceError
+from .remote import RangeReader, is_remote, open_remote
 
 IDENTITY_BYTES = 64 * 1024
 #: How far back standard input can be re-read: past a malformed record's start, up to its end.
 REWIND_BYTES = 32 * 1024 * 1024
 STDIN = "-"
 _SKIP_BYTES = 1024 * 1024
+#: A remote input's read buffer: a seek within it makes no request.
+REMOTE_BUFFER = 1024 * 1024
 
 
 class Rewindable(io.RawIOBase):
@@ -110,6 +113,8 @@ class Source:
     identity: str
     #: Standard input's window (None for a file, which seeks anywhere).
     rewindable: Rewindable | None = None
+    #: A remote input's connection (None for a file or standard input).
+    remote: RangeReader | None = None
 
     def seek(self, offset: int) -> None:
         try:
@@ -130,14 +135,19 @@ class Source:
 
 
 def open_source(path: str, stdin: BinaryIO | None = None, *, rewind_bytes: int = REWIND_BYTES) -> Source:
-    """The input *path* (``-`` for *stdin*, by default the process's), positioned at 0, with its identity.
+    """The input *path* (``-`` for *stdin*, by default the process's; an ``http(s)://`` or ``s3://`` URL
+    read with Range requests, ``remote``), positioned at 0, with its identity.
 
     Standard input keeps *rewind_bytes* behind the reader: enough to read an aborted batch again.
     """
-    rewindable = None
-    if path == STDIN:
+    rewindable = remote = None
+    if is_remote(path):
+        remote = open_remote(path)
+        stream: BinaryIO = io.BufferedReader(remote, buffer_size=REMOTE_BUFFER)
+        size = None
+    elif path == STDIN:
         rewindable = Rewindable(stdin if stdin is not None else sys.stdin.buffer, rewind_bytes)
-        stream: BinaryIO = io.BufferedReader(rewindable, buffer_size=64 * 1024)
+        stream = io.BufferedReader(rewindable, buffer_size=64 * 1024)
         size = None
     else:
         try:
@@ -146,12 +156,17 @@ def open_source(path: str, stdin: BinaryIO | None = None, *, rewind_bytes: int =
         except OSError as exc:
             raise SourceError(f"cannot open {path}: {exc.strerror or exc}") from exc
     try:
-        head = stream.read(IDENTITY_BYTES)
+        head = remote.head(IDENTITY_BYTES) if remote is not None else stream.read(IDENTITY_BYTES)
         stream.seek(0)
     except OSError as exc:
         stream.close()
         raise SourceError(f"cannot read {path}: {exc}") from exc
+    except SourceError:
+        stream.close()
+        raise
     if not head:
         stream.close()
         raise SourceError(f"{path} is empty")
-    return Source(path, stream, size, hashlib.sha256(head).hexdigest()[:32], rewindable)
+    if remote is not None:
+        size = remote.size
+    return Source(path, stream, size, hashlib.sha256(head).hexdigest()[:32], rewindable, remote)
