@@ -115,6 +115,9 @@ class Source:
     rewindable: Rewindable | None = None
     #: A remote input's connection (None for a file or standard input).
     remote: RangeReader | None = None
+    #: The input's first ``IDENTITY_BYTES``, as read for its identity: what can be judged of its start without
+    #: reading it again (a remote input's second look at its start would cost a request).
+    head: bytes = b""
 
     def seek(self, offset: int) -> None:
         try:
@@ -169,4 +172,4 @@ def open_source(path: str, stdin: BinaryIO | None = None, *, rewind_bytes: int =
         raise SourceError(f"{path} is empty")
     if remote is not None:
         size = remote.size
-    return Source(path, stream, size, hashlib.sha256(head).hexdigest()[:32], rewindable, remote)
+    return Source(path, stream, size, hashlib.sha256(head).hexdigest()[:32], rewindable, remote, head)

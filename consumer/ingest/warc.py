@@ -159,32 +159,42 @@ def one_stream(source: Source, rewind_bytes: int = REWIND_BYTES) -> Source | Non
     of it holds such an offset, and a rerun finds it the same way); going back is possible *rewind_bytes*
     behind the reader, as on standard input.  warcio refuses such a file ("non-chunked gzip file", since a
     record of it cannot be reached without inflating all before); it is read whole here, from the start.
+
+    It is judged from the input's first bytes as read for its identity (``Source.head``) when they hold the
+    first member's end or a second record in it, as they do unless the first record is large: only then is
+    the input read from its start and set back there (for a remote input, one more request; a rerun resuming
+    at its checkpoint would otherwise fetch the start again).
     """
-    try:
-        several = _first_member_holds_several_records(source)
-    finally:
-        source.seek(0)
+    several = _first_member_holds_several_records(io.BytesIO(source.head)) if source.head else None
+    if several is None:
+        try:
+            source.seek(0)
+            several = bool(_first_member_holds_several_records(source.stream))
+        finally:
+            source.seek(0)
     if not several:
         return None
     # Rewindable reads its raw stream with read(n) alone, which a RawIOBase answers with what one readinto gives.
     rewindable = Rewindable(cast(BinaryIO, _Inflating(source.stream)), rewind_bytes)
-    return Source(source.name, cast(BinaryIO, _Gathering(rewindable)), None, source.identity, rewindable)
+    return Source(source.name, cast(BinaryIO, _Gathering(rewindable)), None, source.identity, rewindable, source.remote)
 
 
-def _first_member_holds_several_records(source: Source) -> bool:
-    source.seek(0)
-    if source.stream.read(3) != _GZIP_MEMBER:
+def _first_member_holds_several_records(stream: BinaryIO) -> bool | None:
+    """Whether the gzip member that *stream* starts with holds more than one record; None when *stream* ends
+    inside that member before a second record (*stream* being the first bytes of the input only)."""
+    if stream.read(3) != _GZIP_MEMBER:
         return False
-    source.seek(0)
+    stream.seek(0)
+    inflating = _Inflating(stream, first_member_only=True)
     with captured():  # whatever warcio says here, it says again when the records are read
-        iterator = ArchiveIterator(_Gathering(_Inflating(source.stream, first_member_only=True)), no_record_parse=True)
+        iterator = ArchiveIterator(_Gathering(inflating), no_record_parse=True)
         try:
             for count, _record in enumerate(iterator, 1):
                 if count == 2:
                     return True
         except _UNREADABLE:
-            return False
-    return False
+            pass
+    return None if inflating.cut_short else False
 
 
 class _Inflating(io.RawIOBase):
@@ -203,6 +213,8 @@ class _Inflating(io.RawIOBase):
         self._ended = False
         #: Damage met after the bytes in ``_out``: raised once they are read.
         self._damage: str | None = None
+        #: The input ended inside a gzip member.
+        self.cut_short = False
 
     def readable(self) -> bool:
         return True
@@ -233,6 +245,7 @@ class _Inflating(io.RawIOBase):
         else:
             data = self._inflater.unconsumed_tail or self._raw.read(_CHUNK)
             if not data:
+                self.cut_short = True
                 self._fail("the input ends inside a gzip member: it was cut short")
         saved = self._inflater.copy()
         try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import json
+import random
 import subprocess
 
 import pytest
@@ -128,6 +129,28 @@ def test_a_killed_remote_ingest_resumes_with_a_range_request_at_its_checkpoint(
     assert [(s.range, s.start) for s in rerun_requests] == [
         (f"bytes=0-{IDENTITY_BYTES - 1}", 0), (f"bytes={checkpoint.offset}-", checkpoint.offset),
     ]
+
+
+@pytest.mark.parametrize("first_body", [100, 200_000], ids=["small-first-record", "first-record-past-the-head"])
+def test_a_warc_gzipped_as_one_stream_is_read_remotely(ingest, landing, first_body):
+    # Judged from the identity's first 64 KiB, or when the first record goes past them, from the input read
+    # again from its start: one request more.
+    builder, urls = WarcBuilder(), []
+    for n in range(300):
+        urls.append(f"https://example.com/one-stream/{n}")
+        body = (random.Random(n).randbytes(first_body if n == 0 else 800).hex()).encode()
+        builder.page(urls[-1], body)
+    data = gzip.compress(builder.getvalue())
+    with serve_files({"/one.warc.gz": data}) as server:
+        ingester = ingest([f"{server.url}/one.warc.gz"], batch_records=100)
+        served = server.requests("/one.warc.gz")
+
+    assert (ingester.tally.files_done, ingester.tally.files_one_gzip_stream) == (1, 1)
+    assert_each_page_once(landing(), urls)
+    ranges = [s.range for s in served]
+    assert ranges[:2] == [f"bytes=0-{IDENTITY_BYTES - 1}", "bytes=0-"] and set(ranges[2:]) <= {"bytes=0-"}, ranges
+    if first_body < 1000:
+        assert len(ranges) == 2, "the first member's second record is in the identity's bytes: no second look"
 
 
 @pytest.fixture(scope="module")
