@@ -339,25 +339,18 @@ def _entry(record: ArcWarcRecord, iterator: ArchiveIterator, start: int, block_l
     if record.format == "arc":
         fields = _arc_fields(dict(record.rec_headers.headers))
         kind = WARCINFO if record.rec_type == "arc_header" else _kind(RESPONSE, fields)
-        block_digest = payload_digest = None
+        digests: tuple[digest.Digest | None, digest.Digest | None] = (None, None)
     else:
-        fields = _standard_names(record.rec_headers.headers)
+        fields = standard_names(record.rec_headers.headers)
         kind = _kind(record.rec_type, fields)
-        block_digest = digest.parse("WARC-Block-Digest", fields.get("WARC-Block-Digest"))
-        # The payload is part of the block: a block that matches its digest holds it intact (a payload digest that
-        # disagrees then is its writer's way of computing it, not damage), so it is checked only without one, at
-        # half the hashing.  A revisit's payload digest is the earlier capture's; a truncated record's covers bytes
-        # it does not hold for some writers and not for others: neither can be checked against this record.
-        checkable = block_digest is None and kind != REVISIT and "WARC-Truncated" not in fields
-        payload_digest = digest.parse("WARC-Payload-Digest", fields.get("WARC-Payload-Digest")) if checkable else None
-    keep = block_limit if kind in (RESPONSE, WARCINFO) else 0
-    if block_digest is None and payload_digest is None:
+        digests = checked_digests(kind, fields)
+    keep = kept_bytes(kind, block_limit)
+    if digests == (None, None):
         block = record.raw_stream.read(keep) if keep else b""
         cut = bool(keep) and bool(record.raw_stream.read(1))
         problem = None
     else:
-        http = fields.get("Content-Type", "").strip().lower().startswith("application/http")
-        block, cut, problem = _read_checked(record.raw_stream, keep, block_digest, payload_digest, http)
+        block, cut, problem = _read_checked(record.raw_stream, keep, DigestCheck(fields, *digests))
     iterator.read_to_end()  # the rest of the record: now iterator.offset is where the next one starts
     damage = _damage(source)
     if damage is not None and getattr(record.raw_stream, "limit", 0) > 0:
@@ -367,39 +360,96 @@ def _entry(record: ArcWarcRecord, iterator: ArchiveIterator, start: int, block_l
     return Entry(kind, start, iterator.offset, fields, record.format, block, cut, digest_problem=problem)
 
 
-def _standard_names(headers: list[tuple[str, str]]) -> dict[str, str]:
+def kept_bytes(kind: str, block_limit: int) -> int:
+    """How much of a record's block its Entry keeps: *block_limit* bytes of a response's or warcinfo's, none else."""
+    return block_limit if kind in (RESPONSE, WARCINFO) else 0
+
+
+def standard_names(headers: list[tuple[str, str]]) -> dict[str, str]:
     """The WARC header fields, the standard's names in the standard's case, values without surrounding space."""
     return {_FIELD_NAMES.get(name.strip().lower(), name): value.strip() for name, value in headers}
 
 
-def _read_checked(
-    stream: BinaryIO, keep: int, block_digest: digest.Digest | None, payload_digest: digest.Digest | None, http: bool
-) -> tuple[bytes, bool, str | None]:
+def checked_digests(kind: str, fields: dict[str, str]) -> tuple[digest.Digest | None, digest.Digest | None]:
+    """(WARC-Block-Digest, WARC-Payload-Digest) of a WARC record, each None when it cannot be checked against
+    the record's bytes; both None: nothing to check.
+
+    The payload is part of the block: a block that matches its digest holds it intact (a payload digest that
+    disagrees then is its writer's way of computing it, not damage), so the payload's is checked only without
+    a checkable block digest, at half the hashing.  A revisit's payload digest is the earlier capture's; a
+    truncated record's covers bytes it does not hold for some writers and not for others: neither can be
+    checked against this record.
+    """
+    block_digest = digest.parse("WARC-Block-Digest", fields.get("WARC-Block-Digest"))
+    checkable = block_digest is None and kind != REVISIT and "WARC-Truncated" not in fields
+    payload_digest = digest.parse("WARC-Payload-Digest", fields.get("WARC-Payload-Digest")) if checkable else None
+    return block_digest, payload_digest
+
+
+class DigestCheck:
+    """A record's block hashed as its bytes go by, against the digests it declares (``checked_digests``).
+
+    Both readers use it (this module's and ``warc_fast``), fed the same way: ``start`` with the block's first
+    ``first_bytes`` bytes (the payload's start is found in them, after the HTTP head of an ``application/http``
+    block), ``update`` with the rest in order, ``problem`` at the block's end.
+    """
+
+    def __init__(
+        self, fields: dict[str, str], block_digest: digest.Digest | None, payload_digest: digest.Digest | None
+    ) -> None:
+        self._http = fields.get("Content-Type", "").strip().lower().startswith("application/http")
+        self._block_digest, self._payload_digest = block_digest, payload_digest
+        self._block = hashlib.new(block_digest.algorithm) if block_digest else None
+        self._payload = hashlib.new(payload_digest.algorithm) if payload_digest else None
+        self._first = b""
+        self._payload_at: int | None = None
+        self._whole = True
+
+    @staticmethod
+    def first_bytes(keep: int) -> int:
+        """How many of the block's bytes ``start`` is given when the Entry keeps *keep* of them."""
+        return keep or _CHUNK
+
+    def start(self, first: bytes) -> None:
+        self._first = first
+        if self._payload:
+            self._payload_at = body_start(first) if self._http else 0
+            if self._payload_at is None:
+                self._payload = None  # no HTTP head ends in the first bytes: no payload to check
+        self._hash(first, self._payload_at or 0)
+
+    def update(self, chunk: Buffer) -> None:
+        self._whole = False
+        self._hash(chunk, 0)
+
+    def _hash(self, chunk: Buffer, payload_from: int) -> None:
+        if self._block:
+            self._block.update(chunk)
+        if self._payload:
+            self._payload.update(memoryview(chunk)[payload_from:])
+
+    def problem(self) -> str | None:
+        """The digest that does not match the block's bytes (which, and what was read), or None."""
+        if self._block_digest and self._block and self._block.digest() != self._block_digest.expected:
+            return self._block_digest.mismatch(self._block.digest())
+        expected = self._payload_digest
+        if expected and self._payload and self._payload.digest() != expected.expected:
+            dechunked = _dechunked_payload(self._first, self._payload_at or 0) if self._whole else None
+            if dechunked is None or hashlib.new(expected.algorithm, dechunked).digest() != expected.expected:
+                return expected.mismatch(self._payload.digest())
+        return None
+
+
+def _read_checked(stream: BinaryIO, keep: int, check: DigestCheck) -> tuple[bytes, bool, str | None]:
     """(the first *keep* bytes of the block, whether more followed, a digest that does not match or None),
-    the whole block read through the digests' hashes."""
-    first = stream.read(keep or _CHUNK)
-    block_hash = hashlib.new(block_digest.algorithm) if block_digest else None
-    payload_hash = hashlib.new(payload_digest.algorithm) if payload_digest else None
-    payload_at = (body_start(first) if http else 0) if payload_hash else None
-    if payload_at is None:
-        payload_hash = None  # no HTTP head ends in the first bytes: no payload to check
+    the whole block read through *check*."""
+    first = stream.read(check.first_bytes(keep))
+    check.start(first)
     whole = True
-    chunk = first
-    while chunk:
-        if block_hash:
-            block_hash.update(chunk)
-        if payload_hash:
-            payload_hash.update(memoryview(chunk)[payload_at or 0 :] if chunk is first else chunk)
-        chunk = stream.read(_CHUNK)
-        whole = whole and not chunk
-    cut = bool(keep) and not whole
-    if block_digest and block_hash and block_hash.digest() != block_digest.expected:
-        return first[:keep], cut, block_digest.mismatch(block_hash.digest())
-    if payload_digest and payload_hash and payload_hash.digest() != payload_digest.expected:
-        dechunked = _dechunked_payload(first, payload_at or 0) if whole else None
-        if dechunked is None or hashlib.new(payload_digest.algorithm, dechunked).digest() != payload_digest.expected:
-            return first[:keep], cut, payload_digest.mismatch(payload_hash.digest())
-    return first[:keep], cut, None
+    while chunk := stream.read(_CHUNK):
+        check.update(chunk)
+        whole = False
+    return first[:keep], bool(keep) and not whole, check.problem()
 
 
 def _dechunked_payload(block: bytes, payload_at: int) -> bytes | None:

@@ -7,24 +7,28 @@ where the member ends: the offsets checkpoints keep, as warcio reports them), an
 split once, with warcio's rules (each line decoded as UTF-8, else ISO-8859-1; trailing white space
 stripped; ``name: value`` split at the first colon; lines without one dropped).
 
+What ``warc`` makes of a record is made of it here by the same functions: field names in the
+standard's case whatever the writer's (``standard_names``), the kind, and the digests checked over
+the whole block as it inflates (``checked_digests``, ``DigestCheck``), a mismatch the entry's
+``digest_problem``.  Dates are read later, from the fields, by ``from_warc`` for both.
+
 Anything else leaves the rest of the input to warcio (``warc.read_entries``) at the record where it
 is met: ARC, an uncompressed WARC, a member that does not inflate or is cut short, a member holding
 anything but exactly one record (``Content-Length`` bytes between the header's blank line and a
 closing CRLF CRLF, as a whole-file gzip would not), folded header lines, a WARC version other than
-1.0 or 1.1.  Every unusual record is therefore read, reported and stepped over exactly as before;
-this path only ever yields records warcio would have yielded the same.
+1.0, 1.1 and ClueWeb09's 0.17 and 0.18.  Every unusual record is therefore read, reported and
+stepped over exactly as before; this path only ever yields records warcio would have yielded the same.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Generator, Iterator
+from dataclasses import dataclass
 
 from .source import Source
-from .warc import Entry, _kind, read_entries
+from .warc import DigestCheck, Entry, _kind, checked_digests, kept_bytes, read_entries, standard_names
 
-RESPONSE = "response"
-WARCINFO = "warcinfo"
 #: Compressed bytes read from the input at a time, and handed to zlib at a time.
 _READ = 1024 * 1024
 _FEED = 32 * 1024
@@ -33,7 +37,8 @@ _HEADER_MAX = 64 * 1024
 #: A member longer than this when compressed is left to warcio (each try here inflates it from its start).
 _MEMBER_MAX = 8 * 1024 * 1024
 _GZIP = b"\x1f\x8b\x08"
-_VERSIONS = (b"WARC/1.0\r\n", b"WARC/1.1\r\n")
+#: WARC 1.0 and 1.1, and ClueWeb09's drafts 0.17 and 0.18, as warcio reads them.
+_VERSIONS = (b"WARC/1.0\r\n", b"WARC/1.1\r\n", b"WARC/0.17\r\n", b"WARC/0.18\r\n")
 
 
 def entries(source: Source, start: int, block_limit: int) -> Iterator[Entry]:
@@ -76,36 +81,34 @@ def fast_entries(source: Source, start: int, block_limit: int) -> Generator[Entr
     source.seek(start)
     stream = source.stream
     buffer, at, base = stream.read(_READ), 0, start
-    keep = _HEADER_MAX + block_limit + 1
     while True:
         if len(buffer) - at < _FEED:
             buffer, base, at = buffer[at:] + stream.read(_READ), base + at, 0
         if not buffer.startswith(_GZIP, at):
             return base + at  # the end, or something warcio must read (trailing blank lines included)
-        member = _inflate(buffer, at, keep)
+        member = _inflate(buffer, at, block_limit)
         while member is None:  # the member goes past what is buffered: read on
             more = stream.read(_READ)
             if not more or len(buffer) - at > _MEMBER_MAX:
                 return base + at  # cut short (warcio reports it), or too big to inflate again and again
             buffer, base, at = buffer[at:] + more, base + at, 0
-            member = _inflate(buffer, at, keep)
+            member = _inflate(buffer, at, block_limit)
         if isinstance(member, int):
             return base + at
-        data, total, used = member
-        entry = _record(data, total, base + at, base + at + used, block_limit)
+        record, used = member
+        entry = record.entry(base + at, base + at + used)
         if entry is None:
             return base + at
         at += used
         yield entry
 
 
-def _inflate(buffer: bytes, at: int, keep: int) -> tuple[bytes, int, int] | int | None:
-    """The gzip member at *at*: (its first *keep* inflated bytes, all its inflated bytes, its compressed length);
-    None when it goes past *buffer*; -1 when it does not inflate."""
+def _inflate(buffer: bytes, at: int, block_limit: int) -> tuple[_Record, int] | int | None:
+    """The gzip member at *at*: (its record, its compressed length); None when it goes past *buffer*;
+    -1 when it does not inflate or its record is not the common case."""
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    record = _Record(block_limit)
     view = memoryview(buffer)
-    parts: list[bytes] = []
-    kept = total = 0
     position = at
     try:
         while not inflater.eof:
@@ -113,49 +116,120 @@ def _inflate(buffer: bytes, at: int, keep: int) -> tuple[bytes, int, int] | int 
                 return None
             chunk = view[position : position + _FEED]
             out = inflater.decompress(chunk)
-            consumed = len(chunk) - len(inflater.unused_data)
-            position += consumed
-            total += len(out)
-            if kept < keep:
-                parts.append(out[: keep - kept])
-                kept += len(parts[-1])
+            position += len(chunk) - len(inflater.unused_data)
+            if not record.add(out):
+                return -1
     except zlib.error:
         return -1
-    return b"".join(parts), total, position - at
+    return record, position - at
 
 
-def _record(data: bytes, total: int, offset: int, end: int, block_limit: int) -> Entry | None:
-    """The Entry of the one whole record *data* inflates to, or None for anything warcio must read."""
-    if not data.startswith(_VERSIONS):
+class _Record:
+    """The one record a gzip member inflates to, fed its bytes as they inflate.
+
+    Its first bytes are kept: the header, then enough of the block for the Entry (*block_limit*) and for the
+    digest check's start (``DigestCheck.first_bytes``).  Once they are in, the header is read and, when the
+    record declares a digest that can be checked, the rest of the block is hashed as it inflates (never kept).
+    """
+
+    def __init__(self, block_limit: int) -> None:
+        self.block_limit = block_limit
+        self.keep = _HEADER_MAX + 4 + max(block_limit, DigestCheck.first_bytes(0)) + 1
+        self.parts: list[bytes] = []
+        self.total = 0
+        self.head: _Head | None = None
+        self.check: DigestCheck | None = None
+
+    def add(self, out: bytes) -> bool:
+        """Take the next inflated bytes; False when the record is not the common case (warcio's to read)."""
+        at = self.total
+        self.total += len(out)
+        if at < self.keep:
+            self.parts.append(out[: self.keep - at])
+            if self.total < self.keep:
+                return True
+            if not self._begin(b"".join(self.parts)):
+                return False
+        if self.check is not None and self.head is not None:
+            # The bytes past those kept, up to the block's end (the CRLF CRLF after it is no part of it).
+            begin, end = max(at, self.keep), min(self.total, self.head.block_start + self.head.length)
+            if end > begin:
+                self.check.update(memoryview(out)[begin - at : end - at])
+        return True
+
+    def _begin(self, data: bytes) -> bool:
+        """Read the header at the start of *data* (the bytes kept) and start the digest check on its block."""
+        self.parts = [data]
+        head = _head(data)
+        if head is None:
+            return False
+        self.head = head
+        digests = checked_digests(head.kind, head.fields)
+        if digests != (None, None):
+            self.check = DigestCheck(head.fields, *digests)
+            block = memoryview(data)[head.block_start : head.block_start + head.length]
+            first = self.check.first_bytes(kept_bytes(head.kind, self.block_limit))
+            self.check.start(bytes(block[:first]))
+            if len(block) > first:
+                self.check.update(block[first:])
+        return True
+
+    def entry(self, offset: int, end: int) -> Entry | None:
+        """The Entry of the member read to its end (at *end*), or None for anything warcio must read."""
+        data = b"".join(self.parts)
+        if self.total < self.keep and not self._begin(data):
+            return None
+        head = self.head
+        assert head is not None  # _begin read it
+        # Exactly one record: its block, then CRLF CRLF, then the member's end.
+        if self.total != head.block_start + head.length + 4:
+            return None
+        if len(data) == self.total and not data.endswith(b"\r\n\r\n"):
+            return None
+        block, cut = b"", False
+        if kept_bytes(head.kind, self.block_limit):
+            block = data[head.block_start : head.block_start + min(head.length, self.block_limit)]
+            cut = head.length > self.block_limit
+        problem = self.check.problem() if self.check is not None else None
+        return Entry(head.kind, offset, end, head.fields, "warc", block, cut, digest_problem=problem)
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    #: The header's fields as ``warc.read_entries`` gives them (``standard_names``).
+    fields: dict[str, str]
+    kind: str
+    #: Where the block starts in the member's inflated bytes, and its Content-Length.
+    block_start: int
+    length: int
+
+
+def _head(data: bytes) -> _Head | None:
+    """The WARC header *data* starts with, split with warcio's rules; None for anything warcio must read."""
+    version_end = data.find(b"\r\n", 0, 16) + 2
+    if data[:version_end] not in _VERSIONS:
         return None
-    head_end = data.find(b"\r\n\r\n", 0, _HEADER_MAX)
+    head_end = data.find(b"\r\n\r\n", version_end - 2, _HEADER_MAX)
     if head_end < 0:
         return None
-    fields: dict[str, str] = {}
-    for raw in data[10:head_end].split(b"\n"):
+    headers: list[tuple[str, str]] = []
+    for raw in data[version_end:head_end].split(b"\n"):
         if raw[:1] in (b" ", b"\t"):
             return None  # a folded line: warcio's rules for it are not repeated here
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
             line = raw.decode("iso-8859-1")
-        name, colon, value = line.rstrip().partition(":")
+        line = line.rstrip()
+        if not line:
+            return None  # a blank line (a bare LF, or spaces) ends warcio's header there
+        name, colon, value = line.partition(":")
         if colon:
-            fields[name.rstrip(" \t")] = value.lstrip()
-    lower = {name.lower(): value for name, value in fields.items()}
-    length = lower.get("content-length", "")
+            headers.append((name.rstrip(" \t"), value.lstrip()))
+    fields = standard_names(headers)
+    length = fields.get("Content-Length", "")
     if not length.isdigit():
         return None
-    block_start = head_end + 4
-    # Exactly one record: its block, then CRLF CRLF, then the member's end.
-    if total != block_start + int(length) + 4:
-        return None
-    if len(data) == total and not data.endswith(b"\r\n\r\n"):
-        return None
-    kind = _kind(lower.get("warc-type"), fields)
-    block, cut = b"", False
-    if kind in (RESPONSE, WARCINFO):
-        block_length = int(length)
-        block = data[block_start : block_start + min(block_length, block_limit)]
-        cut = block_length > block_limit
-    return Entry(kind, offset, end, fields, "warc", block, cut)
+    # The first WARC-Type, as warcio takes it (the fields keep the last of a name written twice).
+    rec_type = next((value for name, value in headers if name.lower() == "warc-type"), None)
+    return _Head(fields, _kind(rec_type, fields), head_end + 4, int(length))

@@ -1,14 +1,16 @@
 """The fast path for gzip-per-record WARCs yields exactly what warcio's reading yields, damaged inputs included,
-and leaves what it does not handle to warcio."""
+digest verdicts included, and leaves what it does not handle to warcio."""
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from consumer.ingest.exceptions import SourceError
 from consumer.ingest.source import open_source
@@ -17,10 +19,12 @@ from consumer.ingest.warc_fast import entries, fast_entries
 
 from test_ingest_properties import ARCHIVES, FLIPS
 from test_warc import every_kind
+from test_warc_quirks import BLOCK, BODY, DIGEST_FORMS, PAYLOAD, b32, response
 from warc_samples import (
     WarcBuilder,
     arc_file,
     broken_warc_header,
+    chunked,
     corrupt_gzip_member,
     hand_written_response,
     http_block,
@@ -64,7 +68,11 @@ def unusual_records() -> dict[str, bytes]:
     latin1 = hand_written_response("https://example.com/\xe9", http_block(200, [], b"l")).replace(
         "https://example.com/\xe9".encode(), b"https://example.com/\xe9"
     )
+    plain = hand_written_response("https://example.com/p", http_block(200, [], b"p"))
     return {
+        "WARC-Type written twice": good + gzip.compress(plain.replace(b"WARC-Date:", b"WARC-Type: revisit\r\nWARC-Date:")) + good,
+        "lower-case names": good + gzip.compress(plain.replace(b"WARC-Type:", b"warc-type:").replace(b"Content-Length", b"content-length")) + good,
+        "a bare LF blank line in the header": good + gzip.compress(plain.replace(b"\r\nWARC-Date:", b"\n\nWARC-Date:")) + good,
         "broken header": good + broken_warc_header(True) + good,
         "corrupt member": good + corrupt_gzip_member() + good,
         "folded header line": good + gzip.compress(folded) + good,
@@ -130,4 +138,75 @@ def test_damaged_archives_read_the_same(flips):
     for where, value in flips:
         damaged[int(where * len(data))] = value
     slow, fast = both(bytes(damaged))
+    assert fast == slow
+
+
+# Digests: the same verdict from both readers, the fast path reading every record itself
+
+
+def read_by_the_fast_path_alone(data: bytes, limit: int) -> None:
+    source = open_source("-", stdin=io.BytesIO(data))
+    reader = fast_entries(source, 0, limit)
+    with pytest.raises(StopIteration) as stopped:
+        while True:
+            next(reader)
+    assert stopped.value.value == len(data), "a record was left to warcio"
+
+
+def digest_records() -> dict[str, tuple[bytes, bool]]:
+    """Records (uncompressed) declaring digests, and whether their bytes match them."""
+    damaged = BLOCK.replace(b"Archiv", b"Archiw")
+    both_digests = [f"WARC-Block-Digest: sha1:{b32(BLOCK)}", f"WARC-Payload-Digest: sha1:{b32(PAYLOAD)}"]
+    chunked_block = http_block(200, [("Content-Type", "text/html"), ("Transfer-Encoding", "chunked")], chunked(BODY))
+    big = http_block(200, [("Content-Type", "text/html")], b"<p>" + b"gross " * 20_000 + b"</p>")
+    revisit, metadata = WarcBuilder(), WarcBuilder()
+    revisit.revisit("https://example.com/")
+    metadata.metadata("https://example.com/")
+    records = {
+        "both match": (response(*both_digests), True),
+        "block damaged": (response(*both_digests, block=damaged), False),
+        "payload damaged, no block digest": (response(both_digests[1], block=damaged), False),
+        "payload disagrees, block intact": (response(both_digests[0], f"WARC-Payload-Digest: sha1:{b32(b'?')}"), True),
+        "payload de-chunked": (response(f"WARC-Payload-Digest: sha1:{b32(BODY)}", block=chunked_block), True),
+        "payload de-chunked, wrong": (response(f"WARC-Payload-Digest: sha1:{b32(BODY + b'!')}", block=chunked_block), False),
+        "revisit's payload digest": (revisit.getvalue(), True),  # the earlier capture's: not checked
+        "truncated": (response("WARC-Truncated: length", f"WARC-Payload-Digest: sha1:{b32(b'?')}"), True),
+        "metadata damaged": (metadata.getvalue().replace(b"outlinks", b"outlinkz"), False),
+        "big block damaged at its end": (
+            response(f"WARC-Block-Digest: sha256:{hashlib.sha256(big).hexdigest()}", block=big[:-2] + b"?>"), False
+        ),
+        "big block whole": (response(f"WARC-Block-Digest: sha256:{hashlib.sha256(big).hexdigest()}", block=big), True),
+    }
+    for form, write in DIGEST_FORMS.items():
+        records[form] = (response(f"WARC-Block-Digest: {write(BLOCK)}"), True)
+        records[f"{form}, damaged"] = (response(f"WARC-Block-Digest: {write(BLOCK)}", block=damaged), False)
+    return records
+
+
+@pytest.mark.parametrize("limit", [1 << 20, 1000], ids=["whole blocks", "blocks past the limit"])
+def test_digest_verdicts_are_the_same_on_both_readers(limit):
+    records = digest_records()
+    data = b"".join(gzip.compress(record) for record, _ in records.values())
+    read_by_the_fast_path_alone(data, limit)
+    slow, fast = both(data, limit=limit)
+    assert fast == slow
+    verdicts = {name: entry.digest_problem is None for name, entry in zip(records, fast, strict=True)}
+    assert verdicts == {name: matches for name, (_, matches) in records.items()}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 6), st.floats(0, 1, exclude_max=True), st.integers(0, 255)), max_size=4))
+def test_records_damaged_before_compression_read_the_same(flips):
+    # Damage zlib's CRC cannot see: bytes changed before each record was gzipped, as a bad disk or writer would.
+    builder = WarcBuilder()
+    builder.warcinfo(isPartOf="p")
+    for n in range(6):
+        block = http_block(200, [("Transfer-Encoding", "chunked")], chunked(f"<p>page {n}</p>".encode() * 20))
+        builder.response(f"https://example.com/{n}", block)
+    data = builder.getvalue()
+    offsets = [offset for _, offset in builder.records]
+    records = [bytearray(data[start:end]) for start, end in zip(offsets, [*offsets[1:], len(data)], strict=True)]
+    for which, where, value in flips:
+        records[which][int(where * len(records[which]))] = value
+    slow, fast = both(b"".join(gzip.compress(bytes(record)) for record in records))
     assert fast == slow

@@ -4,6 +4,10 @@
 - a file gzip-compressed as one stream, read record by record (damaged or cut short: the records before kept);
 - warcio's plain-text warnings caught into the entry's notes, nothing printed;
 - WARC-Block-Digest and WARC-Payload-Digest checked in every form writers use.
+
+What a record's header and digests are read as holds on both readers: warcio's (``warc.read_entries``, on an
+uncompressed WARC here) and the fast path for gzip-per-record WARCs (``warc_fast``), each test taking
+``reader``; ``read_records`` asserts the fast path read every record itself, none left to warcio.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from consumer.ingest.digest import parse
 from consumer.ingest.from_warc import Converted, convert
 from consumer.ingest.library_output import captured, notes
 from consumer.ingest.source import open_source
-from consumer.ingest.warc import MALFORMED, one_stream, read_entries
+from consumer.ingest.warc import MALFORMED, Entry, one_stream, read_entries
+from consumer.ingest.warc_fast import fast_entries
 
 from warc_samples import HTTP, WarcBuilder, arc_file, chunked, gzip_stream_at_records, http_block, warc_record
 
@@ -46,6 +51,29 @@ def read(data: bytes, *, stdin: bool = False, start: int = 0, limit: int = LIMIT
             assert inflated is not None, "not taken for a file gzipped as one stream"
             source = inflated
         return list(read_entries(source, start, limit))
+    finally:
+        source.close()
+
+
+READERS = ["warcio", "fast"]
+
+
+def read_records(records: list[bytes], reader: str, *, limit: int = LIMIT) -> list[Entry]:
+    """*records* (each a whole uncompressed record) read by *reader*: by warcio from an uncompressed WARC of
+    them, or by the fast path from a WARC of them gzipped per record, which it must read to its end itself."""
+    if reader == "warcio":
+        return read(b"".join(records), stdin=True, limit=limit)
+    data = b"".join(gzip.compress(record) for record in records)
+    source = open_source("-", stdin=io.BytesIO(data))
+    found: list[Entry] = []
+    try:
+        fast = fast_entries(source, 0, limit)
+        while True:
+            try:
+                found.append(next(fast))
+            except StopIteration as stop:
+                assert stop.value == len(data), "a record was left to warcio"
+                return found
     finally:
         source.close()
 
@@ -82,13 +110,43 @@ def test_field_names_in_any_case_and_folded_values_are_read(tmp_path):
     assert (result.record["fetched_at"], result.record["ip"]) == (1714979289000, "192.0.2.9")
 
 
-def test_a_clueweb09_record_is_read_with_its_date(tmp_path):
+@pytest.mark.parametrize("reader", READERS)
+def test_field_names_in_any_case_are_read_by_both_readers(reader):
+    record = warc_record(
+        ["warc-type: response", "WARC-TARGET-URI: https://example.com/klein", "Warc-Date:  2024-05-06T07:08:09Z  ",
+         f"content-type: {HTTP}", "warc-ip-address: 192.0.2.9", "x-own-field: kept as written"],
+        BLOCK,
+    )  # fmt: skip
+    (entry,) = read_records([record], reader)
+    assert entry.kind == "response" and entry.block == BLOCK
+    assert entry.fields["WARC-Target-URI"] == "https://example.com/klein"
+    assert entry.fields["WARC-Date"] == "2024-05-06T07:08:09Z" and entry.fields["x-own-field"] == "kept as written"
+    result = convert(entry, crawl_id=None, body_limit=LIMIT)
+    assert isinstance(result, Converted)
+    assert (result.record["fetched_at"], result.record["ip"]) == (1714979289000, "192.0.2.9")
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("version", ["WARC/0.17", "WARC/0.18"])
+def test_a_clueweb09_record_is_read_with_its_date(reader, version):
     # ClueWeb09: WARC/0.18, the day of the year for the day of the month, a zone offset, its own fields.
     record = response("WARC-Date: 2008-10-294T05:21:46-0700", "WARC-TREC-ID: clueweb09-en0000-00-00000",
-                      version="WARC/0.18")  # fmt: skip
-    (entry,) = read(record + record, tmp_path=tmp_path)[:1]
-    assert entry.kind == "response"
+                      version=version)  # fmt: skip
+    (entry, _) = read_records([record, record], reader)
+    assert entry.kind == "response" and entry.fields["WARC-TREC-ID"] == "clueweb09-en0000-00-00000"
     assert fetched_at(entry) == 1224505306000  # 2008-10-20T12:21:46Z
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize(
+    "date, expected",
+    [("2024-05-06T07:08:09", 1714979289000), ("2024-05-06T09:08:09+02:00", 1714979289000), ("20240506070809", 1714979289000),
+     ("sometime in 2009", 0)],
+    ids=["no zone", "offset", "14 digits", "unreadable"],
+)  # fmt: skip
+def test_lenient_dates_on_both_readers(reader, date, expected):
+    (entry,) = read_records([response(f"WARC-Date: {date}")], reader)
+    assert fetched_at(entry) == expected
 
 
 def test_a_record_after_a_malformed_one_is_found_at_a_warc_0_18_header(tmp_path):
@@ -250,17 +308,18 @@ DIGEST_FORMS = {
 }
 
 
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("form", DIGEST_FORMS)
-def test_digests_in_every_form_match_and_a_changed_byte_does_not(tmp_path, form):
+def test_digests_in_every_form_match_and_a_changed_byte_does_not(form, reader):
     write = DIGEST_FORMS[form]
     lines = ["WARC-Date: 2024-05-06T07:08:09Z", f"WARC-Block-Digest: {write(BLOCK)}",
              f"WARC-Payload-Digest: {write(PAYLOAD)}"]  # fmt: skip
-    (whole,) = read(response(*lines), tmp_path=tmp_path)
-    assert whole.digest_problem is None
     damaged = BLOCK.replace(b"Archiv", b"Archiw")
-    (bad,) = read(response(*lines, block=damaged), tmp_path=tmp_path)
+    whole, bad, bad_payload = read_records(
+        [response(*lines), response(*lines, block=damaged), response(lines[0], lines[2], block=damaged)], reader
+    )
+    assert whole.digest_problem is None
     assert bad.digest_problem is not None and bad.digest_problem.startswith("WARC-Block-Digest ")
-    (bad_payload,) = read(response(lines[0], lines[2], block=damaged), tmp_path=tmp_path)
     assert (bad_payload.digest_problem or "").startswith("WARC-Payload-Digest ")
 
 
@@ -282,39 +341,64 @@ def test_a_block_is_digested_whole_even_past_the_body_limit(tmp_path, gzip_membe
     assert entry.block_cut and (entry.digest_problem or "").startswith("WARC-Block-Digest ")
 
 
-def test_a_payload_digested_without_its_chunk_framing_is_accepted(tmp_path):
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("size", [50_000, 3_000_000], ids=["past the limit", "past the fast path's reads"])
+def test_a_block_damaged_past_what_is_kept_is_found_by_both_readers(reader, size):
+    # Random bytes do not compress: the 3 MB member spans several of the fast path's 1 MiB reads.
+    body = hashlib.shake_256(b"seed").digest(size)
+    block = http_block(200, [("Content-Type", "application/octet-stream")], body)
+    lines = [f"WARC-Block-Digest: sha1:{b32(block)}"]
+    damaged = block[:-1] + bytes([block[-1] ^ 1])
+    whole, bad = read_records([response(*lines, block=block), response(*lines, block=damaged)], reader, limit=1000)
+    assert whole.block_cut and whole.digest_problem is None and whole.block == block[:1000]
+    assert bad.block_cut and (bad.digest_problem or "").startswith(f"WARC-Block-Digest sha1:{b32(block)} does not")
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_payload_digested_without_its_chunk_framing_is_accepted(reader):
     block = http_block(200, [("Content-Type", "text/html"), ("Transfer-Encoding", "chunked")], chunked(BODY, 5))
     stored = block[block.index(b"\r\n\r\n") + 4 :]
-    for payload in (stored, BODY):  # as stored (Heritrix, wget, warcio), or the de-chunked body (some writers)
-        (entry,) = read(response(f"WARC-Payload-Digest: sha1:{b32(payload)}", block=block), tmp_path=tmp_path)
-        assert entry.digest_problem is None
-    (entry,) = read(response(f"WARC-Payload-Digest: sha1:{b32(BODY + b'!')}", block=block), tmp_path=tmp_path)
-    assert entry.digest_problem is not None
+    # As stored (Heritrix, wget, warcio), or the de-chunked body (some writers); then neither.
+    found = read_records(
+        [response(f"WARC-Payload-Digest: sha1:{b32(payload)}", block=block) for payload in (stored, BODY, BODY + b"!")],
+        reader,
+    )
+    assert [entry.digest_problem is None for entry in found] == [True, True, False]
 
 
-def test_what_cannot_be_checked_against_the_record_is_not(tmp_path):
+@pytest.mark.parametrize("reader", READERS)
+def test_what_cannot_be_checked_against_the_record_is_not(reader):
     wrong = f"sha1:{b32(b'another payload')}"
     truncated = response("WARC-Truncated: length", f"WARC-Payload-Digest: {wrong}", f"WARC-Block-Digest: sha1:{b32(BLOCK)}")
     builder = WarcBuilder()
     builder.revisit("https://example.com/")  # its payload digest names the earlier capture's payload
-    found = read(truncated + builder.getvalue(), tmp_path=tmp_path)
-    assert [(entry.kind, entry.digest_problem) for entry in found] == [("response", None), ("revisit", None)]
     unknown = response("WARC-Block-Digest: crc32:1234abcd", "WARC-Payload-Digest: sha1:not-a-digest")
-    assert read(unknown, tmp_path=tmp_path)[0].digest_problem is None
+    found = read_records([truncated, builder.getvalue(), unknown], reader)
+    assert [(entry.kind, entry.digest_problem) for entry in found] == [("response", None), ("revisit", None),
+                                                                       ("response", None)]  # fmt: skip
 
 
-def test_every_record_warcio_writes_matches_its_digests(tmp_path):
-    for gzip_members in (False, True):
-        builder = WarcBuilder(gzip=gzip_members)
-        builder.warcinfo(isPartOf="digests")
-        builder.request("https://example.com/")
-        builder.response("https://example.com/c", http_block(200, [("Transfer-Encoding", "chunked")], chunked(BODY)))
-        builder.metadata("https://example.com/")
-        builder.dns("example.com")
-        builder.resource("urn:x-wget:log")
-        found = read(builder.getvalue(), tmp_path=tmp_path)
-        assert len(found) == 6 and all("WARC-Block-Digest" in e.fields for e in found)
-        assert [entry.digest_problem for entry in found] == [None] * 6
+@pytest.mark.parametrize("reader", ["warcio", "warcio, gzip per record", "fast"])
+def test_every_record_warcio_writes_matches_its_digests(tmp_path, reader):
+    builder = WarcBuilder(gzip=reader != "warcio")
+    builder.warcinfo(isPartOf="digests")
+    builder.request("https://example.com/")
+    builder.response("https://example.com/c", http_block(200, [("Transfer-Encoding", "chunked")], chunked(BODY)))
+    builder.metadata("https://example.com/")
+    builder.dns("example.com")
+    builder.resource("urn:x-wget:log")
+    data = builder.getvalue()
+    if reader == "fast":
+        found = read_records([gzip.decompress(data[start:end]) for start, end in members(builder)], "fast")
+    else:
+        found = read(data, tmp_path=tmp_path)
+    assert len(found) == 6 and all("WARC-Block-Digest" in e.fields for e in found)
+    assert [entry.digest_problem for entry in found] == [None] * 6
+
+
+def members(builder: WarcBuilder) -> list[tuple[int, int]]:
+    offsets = [offset for _, offset in builder.records]
+    return list(zip(offsets, [*offsets[1:], len(builder.getvalue())], strict=True))
 
 
 @pytest.mark.parametrize(
@@ -337,9 +421,11 @@ def test_digests_that_cannot_be_checked(value):
     assert parse("WARC-Block-Digest", value) is None
 
 
-def test_a_payload_digest_that_disagrees_with_an_intact_block_is_the_writers_convention_not_damage(tmp_path):
+@pytest.mark.parametrize("reader", READERS)
+def test_a_payload_digest_that_disagrees_with_an_intact_block_is_the_writers_convention_not_damage(reader):
     # The payload is part of the block: the block digest matching, nothing is damaged.
     intact = response(f"WARC-Block-Digest: sha1:{b32(BLOCK)}", f"WARC-Payload-Digest: sha1:{b32(BODY + b'?')}")
-    assert read(intact, tmp_path=tmp_path)[0].digest_problem is None
     unchecked_block = response("WARC-Block-Digest: crc32:1234abcd", f"WARC-Payload-Digest: sha1:{b32(BODY + b'?')}")
-    assert (read(unchecked_block, tmp_path=tmp_path)[0].digest_problem or "").startswith("WARC-Payload-Digest ")
+    first, second = read_records([intact, unchecked_block], reader)
+    assert first.digest_problem is None
+    assert (second.digest_problem or "").startswith("WARC-Payload-Digest ")
