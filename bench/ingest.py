@@ -12,7 +12,10 @@ record, and uncompressed.  For each file, in alternating rounds (median reported
 - fastwarc: the same with FastWARC, when it is installed (``pip install fastwarc``): the alternative
   library, measured on the same file for the choice of reader;
 - reader: the ingest's own reading (``consumer.ingest.warc_fast.entries``: the zlib fast path for
-  gzip-per-record WARCs, warcio for the rest), blocks read, nothing converted or produced;
+  gzip-per-record WARCs, warcio for the rest), blocks read, digests checked (the generated records
+  carry warcio's WARC-Block-Digest: each block hashed whole), nothing converted or produced;
+- reader, no digests: the same with no digest checked (``checked_digests`` answering "none" for
+  this row only): what checking them costs;
 - ingest: ``Ingester.run`` to a fresh landing topic with the default batches (1000 records, one
   transaction each, with its checkpoint), start-up included, to the last commit.
 
@@ -144,6 +147,18 @@ def read_entries_fast(path: Path) -> None:
         source.close()
 
 
+def read_entries_fast_no_digests(path: Path) -> None:
+    from unittest import mock
+
+    from consumer.ingest import warc, warc_fast
+
+    def nothing(kind: str, fields: dict[str, str]) -> tuple[None, None]:
+        return None, None
+
+    with mock.patch.object(warc_fast, "checked_digests", nothing), mock.patch.object(warc, "checked_digests", nothing):
+        read_entries_fast(path)
+
+
 def fastwarc_installed() -> bool:
     try:
         import fastwarc  # noqa: F401
@@ -194,6 +209,7 @@ def main() -> int:
 def run(args: argparse.Namespace, connection: KafkaConnection, workdir: Path) -> None:
     contenders: dict[str, Callable[[Path], None]] = {
         "read": read_raw, "gunzip": gunzip, "warcio": parse_warcio, "reader": read_entries_fast,
+        "reader, no digests": read_entries_fast_no_digests,
     }
     if fastwarc_installed():
         contenders["fastwarc"] = parse_fastwarc
