@@ -438,3 +438,17 @@ def test_compiled_work_grows_linearly_with_the_input(area: str, tmp_path: Path) 
     assert not failures, "\n".join(failures)
     if missing:
         pytest.skip(f"the others checked; not built: {', '.join(missing)}")
+
+
+def test_every_entry_point_of_the_extensions_is_counted() -> None:
+    """Each function of each built extension in consumer/decoding/_native has an entry above, so a new one
+    cannot go uncounted (``configure`` only hands multibyte.c its tables, once)."""
+    from consumer.decoding import _native
+
+    counted = {(entry.module, entry.function) for entry in ENTRIES}
+    for name in _native.compiled():
+        module = _native.extension(name)
+        functions = {function for function in dir(module) if not function.startswith("_")
+                     and callable(getattr(module, function))} - {"configure"}  # fmt: skip
+        assert functions, name
+        assert {(NATIVE + name, function) for function in functions} <= counted, name

@@ -791,12 +791,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "consumer.decoding._native.detection",
-    "Detection's counting and scoring loops, compiled (see detection.c).", -1, methods,
-};
-
-PyMODINIT_FUNC PyInit_detection(void)
-{
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(detection, "Detection's counting and scoring loops, compiled (see detection.c).", methods, (void)0)

@@ -240,13 +240,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "consumer.decoding._native.mojibake",
-    "Mojibake's strong sequences counted in one pass (see mojibake.c).",
-    -1, methods,
-};
-
-PyMODINIT_FUNC PyInit_mojibake(void)
-{
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(mojibake, "Mojibake's strong sequences counted in one pass (see mojibake.c).", methods, (void)0)

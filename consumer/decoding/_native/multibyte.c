@@ -861,13 +861,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "consumer.decoding._native.multibyte",
-    "The Encoding Standard's legacy multi-byte decoders, compiled (see multibyte.c).", -1, methods,
-};
-
-PyMODINIT_FUNC PyInit_multibyte(void)
-{
-    build_arithmetic();
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(multibyte, "The Encoding Standard's legacy multi-byte decoders, compiled (see multibyte.c).", methods, build_arithmetic())

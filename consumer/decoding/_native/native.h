@@ -88,4 +88,19 @@ static inline int get_index(PyObject *arg, Py_ssize_t *out)
     return !(*out == -1 && PyErr_Occurred());
 }
 
+/* -- the module ------------------------------------------------------------------------------ */
+
+/* The module consumer.decoding._native.NAME with *methods* and *doc*, and its PyInit_NAME, which runs
+ * *setup* (a statement: building a table, or nothing) before creating it.  No extension keeps
+ * per-module state; tables built at import are static. */
+#define NATIVE_MODULE(NAME, DOC, METHODS, SETUP)                                                           \
+    static struct PyModuleDef NAME##_module = {                                                            \
+        PyModuleDef_HEAD_INIT, "consumer.decoding._native." #NAME, DOC, -1, METHODS, NULL, NULL, NULL, NULL, \
+    };                                                                                                     \
+    PyMODINIT_FUNC PyInit_##NAME(void)                                                                     \
+    {                                                                                                      \
+        SETUP;                                                                                             \
+        return PyModule_Create(&NAME##_module);                                                            \
+    }
+
 #endif

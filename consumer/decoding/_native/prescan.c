@@ -267,12 +267,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "consumer.decoding._native.prescan",
-    .m_doc = "The meta prescan's loop, compiled (see prescan/compiled.py).",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC PyInit_prescan(void) { return PyModule_Create(&module); }
+NATIVE_MODULE(prescan, "The meta prescan's loop, compiled (see prescan/compiled.py).", methods, (void)0)

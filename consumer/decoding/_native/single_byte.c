@@ -140,13 +140,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "consumer.decoding._native.single_byte",
-    "The single-byte decoder with an ASCII fast path (see single_byte.c).",
-    -1, methods,
-};
-
-PyMODINIT_FUNC PyInit_single_byte(void)
-{
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(single_byte, "The single-byte decoder with an ASCII fast path (see single_byte.c).", methods, (void)0)

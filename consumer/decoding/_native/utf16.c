@@ -213,13 +213,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "consumer.decoding._native.utf16",
-    "UTF-16 decoded: at memory speed without surrogates, else errors replaced and counted (see utf16.c).", -1,
-    methods,
-};
-
-PyMODINIT_FUNC PyInit_utf16(void)
-{
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(utf16, "UTF-16 decoded: at memory speed without surrogates, else errors replaced and counted (see utf16.c).", methods, (void)0)

@@ -77,21 +77,7 @@ from ..codecs import decode_bytes
 from ..codecs.iso_2022_jp import SWITCHING_ESCAPE
 from ..data.whatwg import SINGLE_BYTE
 from ..hosts import tld_of
-from .loops import (
-    COMPILED,
-    best_dot_products,
-    first_high_byte,
-    four_byte_gb18030,
-    high_byte_count,
-    high_byte_counts,
-    high_bytes,
-    mixed_pairs,
-    pair_sum,
-    softmax_weights,
-    squeeze,
-    strict_decodes,
-)
-from .loops import compiled_text_likelihood as _compiled_text_likelihood
+from . import loops
 from .model import (
     _ALL_TABLES,
     _CAPITAL_EXCESS,
@@ -117,6 +103,9 @@ from .model import (
     _memo,
 )
 from .reference import Histogram, reference_text_likelihood
+
+#: Whether the counting loops run compiled (``loops.py`` binds them; else the reference's, same answers).
+COMPILED = loops.COMPILED
 
 #: Bytes of the body examined at most (see the module docstring).
 MAX_EXAMINED = 64 * 1024
@@ -180,7 +169,7 @@ def _evidence_start(body: bytes) -> tuple[int, int]:
     hence a whole character in every candidate but ISO-2022-JP (7-bit, and then
     there is no non-ASCII byte): the window starts on a character boundary.
     """
-    first_high = first_high_byte(body)
+    first_high = loops.first_high_byte(body)
     if first_high < MAX_EXAMINED // 2:  # none (-1) too
         return 0, first_high
     return first_high - _CONTEXT_BYTES, first_high
@@ -188,7 +177,7 @@ def _evidence_start(body: bytes) -> tuple[int, int]:
 
 def non_ascii_bytes(body: bytes) -> int:
     """The non-ASCII bytes among *body*'s first ``MAX_EXAMINED``: how much a guess can go on, at most."""
-    return sum(high_byte_counts(body[:MAX_EXAMINED]))
+    return sum(loops.high_byte_counts(body[:MAX_EXAMINED]))
 
 
 def _fallback(hint: str | None) -> str:
@@ -332,7 +321,7 @@ def _scored(
     if first_high < 0:
         return None
     window = _window(head, first_high, size, min_high_bytes)
-    histogram = high_bytes(window)
+    histogram = loops.high_bytes(window)
     likelihoods, texts, languages = _likelihoods(window, histogram)
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, languages, head, first_high + len(window))
@@ -343,9 +332,9 @@ def _scored(
 
 def _window(head: bytes, start: int, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES) -> bytes:
     """The bytes scored: *size* bytes from *start*, doubled while they hold fewer than *min_high_bytes* high ones."""
-    high = high_byte_count(head[start : start + size])
+    high = loops.high_byte_count(head[start : start + size])
     while start + size < len(head) and high < min_high_bytes:
-        high += high_byte_count(head[start + size : start + 2 * size])  # the added half
+        high += loops.high_byte_count(head[start + size : start + 2 * size])  # the added half
         size *= 2
     return head[start : start + size]
 
@@ -369,13 +358,13 @@ def _likelihoods(window: bytes, histogram: Histogram) -> tuple[dict[str, float],
     grown to 64 KiB shrinks to a few KiB for the codecs, which read ASCII slowly.
     """
     # Every single-byte candidate's best language: its likelihood and which it is.
-    sums, languages = best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)
+    sums, languages = loops.best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)
     scores = dict(zip(_SINGLE_BYTE_TABLES, sums, strict=True))
     texts: dict[str, str] = {}
-    squeezed = squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
+    squeezed = loops.squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
     # Without a four-byte sequence gb18030 decodes as GBK does, if at all: GBK, the usual name, stands for both.
-    candidates = _MULTI_BYTE if four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
-    for encoding, text in zip(candidates, strict_decodes(squeezed, _DECODER_CLASSES[candidates]), strict=True):
+    candidates = _MULTI_BYTE if loops.four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
+    for encoding, text in zip(candidates, loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates]), strict=True):
         if text is None:  # as _decodes: strictly, but for an incomplete sequence at the end
             continue
         texts[encoding] = text
@@ -407,7 +396,7 @@ def _count_beyond_window(scores: dict[str, float], languages: bytes, head: bytes
     for encoding in group[1:]:
         differing |= _differences(group[0], encoding)
     tables = {encoding: _SINGLE_BYTE_TABLES[encoding][languages[_SINGLE_BYTE_INDEX[encoding]]] for encoding in group}
-    counts = high_byte_counts(head[end:])
+    counts = loops.high_byte_counts(head[end:])
     for index in _set_bits(differing):
         extra = counts[index]
         if extra:
@@ -452,7 +441,7 @@ def _penalise(
     ``MIXING_SAMPLE`` bytes and its histogram), and note it in *done*."""
     sample, (order, counts) = evidence
     penalty = _neighbour_penalty(encoding, sample)
-    capitals = best_dot_products(order, counts, _CAPITAL_SIGNS[encoding], b"\x01")[0][0] - _CAPITALS_ALLOWED
+    capitals = loops.best_dot_products(order, counts, _CAPITAL_SIGNS[encoding], b"\x01")[0][0] - _CAPITALS_ALLOWED
     if capitals > 0:
         penalty += _CAPITAL_EXCESS * capitals
     one[encoding] += penalty
@@ -475,10 +464,10 @@ def _neighbour_penalty(encoding: str, sample: bytes) -> float:
     word, not once a letter.  Counted over the sample's bytes as classes
     (``mixed_pairs``, ``pair_sum``).
     """
-    penalty = pair_sum(sample, _PAIR_CLASSES[encoding], _PAIR_WEIGHTS)
+    penalty = loops.pair_sum(sample, _PAIR_CLASSES[encoding], _PAIR_WEIGHTS)
     mixing = _MIXING_CLASSES.get(encoding)
     if mixing is not None:
-        penalty += _LOGP_MIXED_SCRIPT * mixed_pairs(sample, mixing)
+        penalty += _LOGP_MIXED_SCRIPT * loops.mixed_pairs(sample, mixing)
     return penalty
 
 
@@ -496,8 +485,8 @@ def _decodes(data: bytes, encoding: str) -> str | None:
 
 def _text_likelihood(text: str, language: str) -> float:
     """The log-likelihood of *text*'s non-ASCII characters under *language*'s model."""
-    if COMPILED:
-        return _compiled_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language], _memo(language))
+    if loops.COMPILED:
+        return loops.compiled_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language], _memo(language))
     return reference_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language])
 
 
@@ -510,7 +499,7 @@ def _confidence(
     order, counts = histogram
     share = 0.0
     candidates = list(scores)
-    total, indexes, weights = softmax_weights(list(scores.values()), scores[winner])
+    total, indexes, weights = loops.softmax_weights(list(scores.values()), scores[winner])
     for index, weight in zip(indexes, weights, strict=True):
         encoding = candidates[index]
         if encoding == winner:

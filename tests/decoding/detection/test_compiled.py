@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from consumer.decoding import detection
 from consumer.decoding.codecs.cpython import DECODERS
-from consumer.decoding.detection import reference
+from consumer.decoding.detection import loops, reference
 
 from corpus import LOCALES, corpus, page
 
@@ -26,16 +26,16 @@ if detection.COMPILED:
 
 def test_the_extension_is_built_in_a_development_install() -> None:
     assert detection.COMPILED
-    assert detection.high_bytes is compiled.high_bytes and detection.best_dot_products is compiled.best_dot_products
-    assert detection.mixed_pairs is compiled.mixed_pairs and detection.squeeze is compiled.squeeze
-    assert detection.pair_sum is compiled.pair_sum
-    assert detection.high_byte_counts is compiled.high_byte_counts
-    assert detection.high_byte_count is compiled.high_byte_count
-    assert detection.first_high_byte is compiled.first_high_byte
-    assert detection.strict_decodes is compiled.strict_decodes
-    assert detection.four_byte_gb18030 is compiled.four_byte_gb18030
-    assert detection.best_dot_products is compiled.best_dot_products
-    assert detection.softmax_weights is compiled.softmax_weights
+    assert loops.high_bytes is compiled.high_bytes and loops.best_dot_products is compiled.best_dot_products
+    assert loops.mixed_pairs is compiled.mixed_pairs and loops.squeeze is compiled.squeeze
+    assert loops.pair_sum is compiled.pair_sum
+    assert loops.high_byte_counts is compiled.high_byte_counts
+    assert loops.high_byte_count is compiled.high_byte_count
+    assert loops.first_high_byte is compiled.first_high_byte
+    assert loops.strict_decodes is compiled.strict_decodes
+    assert loops.four_byte_gb18030 is compiled.four_byte_gb18030
+    assert loops.best_dot_products is compiled.best_dot_products
+    assert loops.softmax_weights is compiled.softmax_weights
 
 
 # -- the histogram -------------------------------------------------------------------------------------
@@ -383,16 +383,16 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     # Behind ASCII: examined from just before the first non-ASCII byte (past half of MAX_EXAMINED), or not.
     bodies += [(b"<!-- x -->" * size + made.body, made.tld) for made in corpus(1, 12)[::7] for size in (100, 4000)]
     compiled_answers = answers(bodies)
-    monkeypatch.setattr(detection, "COMPILED", False)
-    monkeypatch.setattr(detection, "high_bytes", reference.reference_high_bytes)
-    monkeypatch.setattr(detection, "mixed_pairs", reference.reference_mixed_pairs)
-    monkeypatch.setattr(detection, "pair_sum", reference.reference_pair_sum)
-    monkeypatch.setattr(detection, "squeeze", reference.reference_squeeze)
-    monkeypatch.setattr(detection, "high_byte_counts", reference.reference_high_byte_counts)
-    monkeypatch.setattr(detection, "high_byte_count", reference.reference_high_byte_count)
-    monkeypatch.setattr(detection, "first_high_byte", reference.reference_first_high_byte)
-    monkeypatch.setattr(detection, "strict_decodes", reference.reference_strict_decodes)
-    monkeypatch.setattr(detection, "four_byte_gb18030", reference.reference_four_byte_gb18030)
-    monkeypatch.setattr(detection, "best_dot_products", reference.reference_best_dot_products)
-    monkeypatch.setattr(detection, "softmax_weights", reference.reference_softmax_weights)
+    monkeypatch.setattr(loops, "COMPILED", False)
+    monkeypatch.setattr(loops, "high_bytes", reference.reference_high_bytes)
+    monkeypatch.setattr(loops, "mixed_pairs", reference.reference_mixed_pairs)
+    monkeypatch.setattr(loops, "pair_sum", reference.reference_pair_sum)
+    monkeypatch.setattr(loops, "squeeze", reference.reference_squeeze)
+    monkeypatch.setattr(loops, "high_byte_counts", reference.reference_high_byte_counts)
+    monkeypatch.setattr(loops, "high_byte_count", reference.reference_high_byte_count)
+    monkeypatch.setattr(loops, "first_high_byte", reference.reference_first_high_byte)
+    monkeypatch.setattr(loops, "strict_decodes", reference.reference_strict_decodes)
+    monkeypatch.setattr(loops, "four_byte_gb18030", reference.reference_four_byte_gb18030)
+    monkeypatch.setattr(loops, "best_dot_products", reference.reference_best_dot_products)
+    monkeypatch.setattr(loops, "softmax_weights", reference.reference_softmax_weights)
     assert answers(bodies) == compiled_answers
