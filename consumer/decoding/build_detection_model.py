@@ -20,6 +20,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from .data.generate import add_check_option, write_or_check
 from .detection import training_text
 
 OUTPUT = Path(__file__).with_name("detection_data.py")
@@ -86,16 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m consumer.decoding.build_detection_model",
         description=f"Count the detection model's character frequencies into {OUTPUT.name}.",
     )
-    parser.add_argument("--check", action="store_true", help=f"write nothing; exit 1 if {OUTPUT.name} would change")
+    add_check_option(parser, OUTPUT)
     args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        same = OUTPUT.read_text(encoding="utf-8") == text
-        print(f"{OUTPUT} is {'up to date' if same else 'out of date'}")
-        return 0 if same else 1
-    OUTPUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUTPUT}")
-    return 0
+    return write_or_check(OUTPUT, render(), args.check)
 
 
 if __name__ == "__main__":
