@@ -12,7 +12,7 @@ utf16.c         codecs/utf16.py                 Python's codec
 single_byte.c   codecs/single_byte.py           ``codecs.charmap_decode``
 multibyte.c     codecs/multibyte.py             codecs/shift_jis.py ... iso_2022_jp.py
 mojibake.c      mojibake.py                     the regular expression
-detection.c     detection.py                    detection.py's ``reference_*`` loops
+detection.c     detection/loops.py              detection/reference.py
 ==============  ==============================  ===============================================
 
 ``native.h`` holds what they share: the 8-byte ASCII skip, the high-bit masks, the size from which the
