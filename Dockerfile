@@ -29,12 +29,8 @@ RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))
 FROM ${PYTHON_IMAGE} AS builder
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
-# gcc compiles the meta prescan's loop, the UTF-8 check, the CJK decoders and UTF-16's shortcut
-# (consumer/decoding/_prescan_loop.c, consumer/decoding/codecs/_utf8_validity.c,
-# consumer/decoding/codecs/_multibyte.c, consumer/decoding/codecs/_utf16_bmp.c; since issue 30 also the
-# single-byte decoders, UTF-16's error path and UTF-8's counts, codecs/_single_byte.c, _utf16_errors.c and
-# _utf8_count.c) into the
-# project's wheel; the extensions are optional, so without them the image would work, its
+# gcc compiles the C extensions of consumer/decoding/_native/ (the meta prescan's loop, UTF-8, UTF-16, the
+# single-byte and CJK decoders, the mojibake scan, detection's loops) into the project's wheel; the extensions are optional, so without them the image would work, its
 # decoding slower (legacy CJK pages up to 100x). Only this stage has a compiler: the runtime
 # stage copies the built venv.
 RUN apt-get update \

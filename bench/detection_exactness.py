@@ -3,7 +3,7 @@
     .venv/bin/python bench/detection_exactness.py [--against REV] [--per-encoding 12] [--seed 7]
 
 A change made only for speed must not move a single answer: this runs the working tree's
-``consumer/decoding/detection.py`` and the one of *REV* (``git show``; default ``HEAD``) side by side, in
+``consumer/decoding/detection`` and the one of *REV* (``git show``; default ``HEAD``) side by side, in
 one process, on the pages bench/detection.py measures accuracy on (1-50 KiB, short pages, the gettext
 catalogs where the machine has them) and its speed pages cut to 50 and 55 KiB, each also behind a long
 ASCII prefix (the examined bytes then start further in), cut in three (a character cut at the end),
@@ -20,6 +20,7 @@ import importlib.util
 import random
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -34,11 +35,21 @@ TLDS = (None, "com", "ru", "jp", "cn", "gr", "pl", "lt", "il", "sa", "ua")
 
 
 def former(revision: str) -> ModuleType:
-    """detection.py as it was at *revision*, imported as a sibling module of the package (its relative imports work)."""
-    source = subprocess.run(
-        ["git", "show", f"{revision}:consumer/decoding/detection.py"], cwd=ROOT, check=True, capture_output=True
-    ).stdout
+    """detection as it was at *revision*, imported beside the package (its relative imports work): the
+    module detection.py up to issue 40, the package detection/ since (its files written to a temporary folder)."""
     name = "consumer.decoding._former_detection"
+    files = _git("ls-tree", "-r", "--name-only", revision, "--", "consumer/decoding/detection").decode().split()
+    if files:
+        folder = Path(tempfile.mkdtemp(prefix="former-detection-"))
+        for path in files:
+            (folder / Path(path).name).write_bytes(_git("show", f"{revision}:{path}"))
+        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+    source = _git("show", f"{revision}:consumer/decoding/detection.py")
     spec = importlib.util.spec_from_loader(name, loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
@@ -46,6 +57,10 @@ def former(revision: str) -> ModuleType:
     sys.modules[name] = module
     exec(compile(source, f"{revision}:detection.py", "exec"), module.__dict__)  # our own file, from git
     return module
+
+
+def _git(*args: str) -> bytes:
+    return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True).stdout
 
 
 def bodies(per_encoding: int, seed: int) -> list[tuple[bytes, tuple[str | None, ...]]]:

@@ -1,4 +1,4 @@
-"""Benchmark: the mojibake check, compiled (_mojibake_scan.c) against the regex, on pages as written.
+"""Benchmark: the mojibake check, compiled (_native/mojibake.c) against the regex, on pages as written.
 
     .venv/bin/python bench/mojibake.py [--pages 40] [--repeat 30]
 
@@ -157,7 +157,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
     if not mojibake.COMPILED:
-        sys.exit("_mojibake_scan is not built: nothing to compare")
+        sys.exit("_native.mojibake is not built: nothing to compare")
     compiled, reference = mojibake.strong_sequences, mojibake.reference_strong_sequences
     by_group = groups(args.pages)
     checks = {"utf8_looks_double_encoded": mojibake.utf8_looks_double_encoded, "decode(lazy_text=True)": lazy_decode}

@@ -67,7 +67,7 @@ def main() -> None:
         "  by whole counts": lambda: [utf8.counts(b) for _, b in pages],
         "  by decoding (before)": lambda: [utf8.reference_counts(b) for _, b in pages],
     }
-    compiled = f"UTF-8 counts compiled: {utf8.COUNTS_COMPILED}, detection compiled: {detection.COMPILED}"
+    compiled = f"UTF-8 counts compiled: {utf8.COMPILED}, detection compiled: {detection.COMPILED}"
     print(f"{len(pages)} pages of {args.size} KiB, best of {args.repeat}; {compiled}")
     rates = {name: mb / best_seconds(run, args.repeat) for name, run in contenders.items()}
     baseline = rates["declared (baseline)"]

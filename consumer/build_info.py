@@ -8,33 +8,17 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
-from collections.abc import Callable
 
 import confluent_kafka
 
 from . import __version__
-from .decoding import detection, mojibake, prescan
-from .decoding.codecs import multibyte, single_byte, utf8, utf16
-
-#: Each optional C extension by the short name the metric and --version give it, with whether it loaded
-#: (without a compiler the readable decoders run instead: same answers, slower).
-COMPILED_EXTENSIONS: dict[str, Callable[[], bool]] = {
-    "prescan": lambda: prescan.COMPILED,
-    "utf8": lambda: utf8.COMPILED,
-    "utf8_counts": lambda: utf8.COUNTS_COMPILED,
-    "cjk": lambda: multibyte.COMPILED,
-    "single_byte": lambda: single_byte.COMPILED,
-    "utf16": lambda: utf16.COMPILED,
-    "utf16_errors": lambda: utf16.ERRORS_COMPILED,
-    "mojibake": lambda: mojibake.COMPILED,
-    "detection": lambda: detection.COMPILED,
-}
+from .decoding import _native
 
 
 def compiled() -> str:
-    """The compiled extensions that loaded, space-separated in a fixed order, or ``none``."""
-    names = [name for name, loaded in COMPILED_EXTENSIONS.items() if loaded()]
-    return " ".join(names) or "none"
+    """The compiled extensions that loaded (``consumer.decoding._native``), space-separated in a fixed
+    order, or ``none`` (without a compiler the readable decoders run instead: same answers, slower)."""
+    return " ".join(_native.compiled()) or "none"
 
 
 def build_info() -> dict[str, str]:

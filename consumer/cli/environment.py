@@ -3,7 +3,7 @@
 ``Settings.load`` reads one variable a setting and ignores any other, so a typo
 would silently leave a setting at its default.  Every command that loads the
 settings says so at start: ``report_unknown_env`` in its log (run, replay,
-ingest), ``warn_unknown_env`` as plain lines beside a command's table output
+ingest, through ``load_settings``), ``warn_unknown_env`` as plain lines beside a command's table output
 (``overrides``).
 """
 
@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
-from ..observability.logging import get_logger
+from ..observability.logging import configure_logging, get_logger
 from ..settings import CONFIG_ENV, ENV_PREFIX, KAFKA_CONFIG_ENV_PREFIX, Settings
 
 
@@ -33,6 +33,21 @@ def report_unknown_env(environ: Mapping[str, str] = os.environ) -> int:
         extra = {"did_you_mean": meant} if meant else {}
         log.warning("unknown settings variable ignored", variable=variable, **extra)
     return len(found)
+
+
+def load_settings(config: str | None, stream: TextIO | None = None) -> Settings:
+    """The settings of a command that logs (run, replay, ingest), its logging configured by them.
+
+    Logging is configured first, at info, so that a bad setting is refused in the same JSON as every
+    other line; then at the settings' level, and each unknown variable is reported (``report_unknown_env``).
+    *stream* is where the command logs (None: stdout, at call time), in JSON unless it is a terminal.
+    """
+    json = not (stream or sys.stdout).isatty()
+    configure_logging("info", json=json, stream=stream)
+    settings = Settings.load(config)
+    configure_logging(settings.log_level, json=json, stream=stream)
+    report_unknown_env()
+    return settings
 
 
 def known_env() -> frozenset[str]:

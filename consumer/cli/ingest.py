@@ -25,12 +25,12 @@ from ..ingest.progress import Progress
 from ..ingest.tally import tally_fields
 from ..kafka import MAX_BODY_BYTES
 from ..kafka.config import KafkaConnection
-from ..observability.logging import configure_logging, get_logger, logs_json
+from ..observability.logging import get_logger, logs_json
 from ..serialization.avro import AvroSerializer
 from ..serialization.registry import registry_from_settings, value_subject
 from ..serialization.schemas import SchemaStore
 from ..settings import Settings
-from .environment import report_unknown_env
+from .environment import load_settings
 
 EPILOG = """\
 resuming:
@@ -116,11 +116,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    # Before the settings are read, so that a bad one is refused in the same JSON as every other line.
-    configure_logging("info", json=not sys.stderr.isatty(), stream=sys.stderr)
-    settings = Settings.load(args.config)
-    configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
-    report_unknown_env()
+    settings = load_settings(args.config, stream=sys.stderr)
     inputs = list(args.files)
     for manifest in args.manifest:
         inputs += read_manifest(manifest, args.base_url)

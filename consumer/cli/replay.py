@@ -25,7 +25,7 @@ from ..decoding import OverrideTable
 from ..decoding.hosts import parse_host_pattern
 from ..engine import EngineFatalError
 from ..kafka.config import KafkaConnection
-from ..observability.logging import configure_logging, get_logger
+from ..observability.logging import get_logger
 from ..overrides import active_table, load_overrides
 from ..processor.route import QUARANTINE, Router
 from ..replay import (
@@ -40,7 +40,7 @@ from ..replay import (
 )
 from ..serialization.serde import build_serde
 from ..settings import Settings
-from .environment import report_unknown_env
+from .environment import load_settings
 
 if TYPE_CHECKING:
     from structlog.typing import FilteringBoundLogger
@@ -143,11 +143,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    # Before the settings are read, so that a bad one is refused in the same JSON as every other line.
-    configure_logging("info", json=not sys.stderr.isatty(), stream=sys.stderr)
-    settings = Settings.load(args.config)
-    configure_logging(settings.log_level, json=not sys.stderr.isatty(), stream=sys.stderr)
-    report_unknown_env()
+    settings = load_settings(args.config, stream=sys.stderr)
     log = get_logger(component="replay")
     options = _options(args, settings)
     threshold = settings.replacement_threshold if args.threshold is None else args.threshold

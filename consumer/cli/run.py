@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..app import App
 from ..engine import EngineFatalError
 from ..kafka.config import KafkaConnection
-from ..observability.logging import configure_logging
-from ..settings import Settings
-from .environment import report_unknown_env
+from .environment import load_settings
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,11 +24,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    # Before the settings are read, so that a bad one is refused in the same JSON as every other line.
-    configure_logging("info", json=not sys.stdout.isatty())
-    settings = Settings.load(args.config)
-    configure_logging(settings.log_level, json=not sys.stdout.isatty())
-    report_unknown_env()
+    settings = load_settings(args.config)
     app = App(settings, KafkaConnection.from_env(extra=settings.kafka_config, instance=settings.transactional_id))
     app.install_signal_handlers()
     try:

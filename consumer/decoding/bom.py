@@ -5,14 +5,13 @@ https://encoding.spec.whatwg.org/#bom-sniff
 
 from __future__ import annotations
 
-# Longest first is not needed: no BOM is a prefix of another one.
-_BOMS = (
-    (b"\xef\xbb\xbf", "UTF-8"),
-    (b"\xfe\xff", "UTF-16BE"),
-    (b"\xff\xfe", "UTF-16LE"),
-)
+#: Each encoding a byte order mark names -> its BOM, the one table of them (mime_sniff.py's
+#: text-or-binary rule and the overrides' recheck read it too).  Longest first is not needed: no BOM
+#: is a prefix of another one.
+BOM_OF: dict[str, bytes] = {"UTF-8": b"\xef\xbb\xbf", "UTF-16BE": b"\xfe\xff", "UTF-16LE": b"\xff\xfe"}
+_BOMS = tuple((bom, encoding) for encoding, bom in BOM_OF.items())
 #: Every byte order mark, for a ``startswith`` that rules them all out at once.
-BYTE_ORDER_MARKS = tuple(bom for bom, _ in _BOMS)
+BYTE_ORDER_MARKS = tuple(BOM_OF.values())
 
 
 def sniff_bom(body: bytes) -> tuple[str | None, int]:

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .labels import ascii_lower
+
 # Fetch: HTTP whitespace is LF, CR, tab and space; HTTP tab or space is the last two.
 _HTTP_WHITESPACE = "\n\r\t "
 _HTTP_TAB_OR_SPACE = "\t "
@@ -29,13 +31,6 @@ _NOT_QUOTE_OR_BACKSLASH = re.compile(r'[^"\\]*')
 _NOT_QUOTE_OR_COMMA = re.compile(r'[^",]*')
 _NOT_SEMICOLON = re.compile(r"[^;]*")
 _NOT_SEMICOLON_OR_EQUALS = re.compile(r"[^;=]*")
-_ASCII_UPPER_TO_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
-
-
-def _ascii_lower(text: str) -> str:
-    # str.lower() also folds non-ASCII (U+212A KELVIN SIGN to "k"), which the
-    # standards' "ASCII lowercase" does not.
-    return text.translate(_ASCII_UPPER_TO_LOWER)
 
 
 @dataclass(frozen=True)
@@ -78,7 +73,7 @@ def parse_mime_type(value: str) -> MimeType | None:
     if not _is_token(subtype):
         return None
     parameters = _parse_parameters(text, end)
-    return MimeType(_ascii_lower(type_), _ascii_lower(subtype), MappingProxyType(parameters))
+    return MimeType(ascii_lower(type_), ascii_lower(subtype), MappingProxyType(parameters))
 
 
 def _parse_parameters(text: str, position: int) -> dict[str, str]:
@@ -91,7 +86,7 @@ def _parse_parameters(text: str, position: int) -> dict[str, str]:
             position += 1
         name_start = position
         position = _NOT_SEMICOLON_OR_EQUALS.match(text, position).end()  # type: ignore[union-attr]  # X* matches
-        name = _ascii_lower(text[name_start:position])
+        name = ascii_lower(text[name_start:position])
         if position < length:
             if text[position] == ";":
                 continue
@@ -194,12 +189,14 @@ def extract_mime_type(header_value: str | None) -> MimeType | None:
     """
     if header_value is None:
         return None
-    if len(header_value) <= _CACHEABLE_LENGTH:
+    if len(header_value) <= CACHEABLE_LENGTH:
         return _extract_cached(header_value)
     return _extract(header_value)
 
 
-_CACHEABLE_LENGTH = 256
+#: The longest Content-Type value whose parse is cached: a crawl sees few distinct ones, and a bound
+#: keeps hostile values from filling memory (here and in ``response.content_type_facts``).
+CACHEABLE_LENGTH = 256
 
 
 def _extract(header_value: str) -> MimeType | None:

@@ -25,12 +25,16 @@ def get_encoding(label: str | bytes | None) -> str | None:
         return None
     if isinstance(label, bytes):
         label = label.decode("latin-1")
-    return LABELS.get(_ascii_lower(label.strip(_ASCII_WHITESPACE)))
+    return LABELS.get(ascii_lower(label.strip(_ASCII_WHITESPACE)))
 
 
-def _ascii_lower(text: str) -> str:
-    # str.lower() also folds non-ASCII letters (e.g. the Kelvin sign U+212A to
-    # "k"), which would accept labels the standard rejects.
+def ascii_lower(text: str) -> str:
+    """The Infra Standard's "ASCII lowercase" (https://infra.spec.whatwg.org/#ascii-lowercase): A-Z only.
+
+    str.lower() also folds non-ASCII letters (the Kelvin sign U+212A to "k"), which would accept
+    labels, MIME types and attribute names the standards reject.  The one copy: Content-Type and
+    the late ``<meta>`` parser use it too.
+    """
     return text.translate(_ASCII_UPPER_TO_LOWER)
 
 

@@ -64,7 +64,7 @@ import html
 import re
 from collections.abc import Callable
 
-from .labels import get_encoding
+from .labels import ascii_lower, get_encoding
 from .prescan import PRESCAN_BYTES, find_meta
 
 #: How far ``late_meta`` looks by default.
@@ -286,7 +286,7 @@ def _declaration(attributes: bytes) -> tuple[str | None, str | None]:
         position = attribute.end()
         name = attribute.group("name").lower()
         if name == b"http-equiv":
-            got_pragma = got_pragma or _ascii_lower(_value(attribute)) == "content-type"
+            got_pragma = got_pragma or ascii_lower(_value(attribute)) == "content-type"
         elif name == b"charset":
             has_charset, charset, mode = True, _value(attribute), name
         elif name == b"content" and not has_charset:
@@ -319,7 +319,7 @@ def _value(attribute: re.Match[bytes]) -> str:
 
 def _extract_charset(value: str) -> str:
     """Chromium's ``ExtractCharset`` (html_parser_idioms.cc): the label after "charset=", or ""."""
-    lowered = _ascii_lower(value)
+    lowered = ascii_lower(value)
     length = len(value)
     position = 0
     while (position := lowered.find("charset", position)) >= 0:
@@ -344,9 +344,3 @@ def _extract_charset(value: str) -> str:
         return value[position:end]
     return ""
 
-
-def _ascii_lower(text: str) -> str:
-    return text.translate(_ASCII_UPPER_TO_LOWER)
-
-
-_ASCII_UPPER_TO_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .bom import BYTE_ORDER_MARKS
 from .content_type import MimeType, is_javascript_mime, is_json_mime, is_xml_mime
 from .labels import get_encoding
 
@@ -84,7 +85,6 @@ MEDIA_FAMILIES = ("image", "audio", "video", "font", "model", "application", "mu
 _BINARY_DATA_BYTES = bytes([*range(0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
 _WHITESPACE_BYTES = b"\t\n\x0c\r "
 _TAG_TERMINATING_BYTES = b" >"
-_BOMS = (b"\xfe\xff", b"\xff\xfe", b"\xef\xbb\xbf")
 # What the rules for an unknown MIME type return for a text body.
 _SNIFFED_TEXT = frozenset({"text/plain", "text/html", "text/xml"})
 
@@ -177,7 +177,7 @@ def _plain_non_text(body: bytes, mime: MimeType) -> str | None:
     if get_encoding(mime.parameters.get("charset")) in ("UTF-16LE", "UTF-16BE"):
         return None
     header = body[:RESOURCE_HEADER_BYTES]
-    if header.startswith(_BOMS) or not has_binary_data_byte(header):
+    if header.startswith(BYTE_ORDER_MARKS) or not has_binary_data_byte(header):
         return None
     return _signature_type(header) or OCTET_STREAM
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from . import _native
 from .data.whatwg import SINGLE_BYTE
 
 # windows-1252's 0x80-0x9F.  The five bytes it leaves undefined (81, 8D, 8F,
@@ -161,17 +162,14 @@ def reference_strong_sequences(utf8: bytes, end: int) -> tuple[int, int]:
 
 # strong_sequences(utf8, end) -> (strong, covered): ``reference_strong_sequences``, compiled.  On
 # accented text with ’ or NBSP the regex stops at every C3 (every accented letter) to fail its
-# lookahead, up to three times the cost of decoding the page; _mojibake_scan.c tests 16 positions a
+# lookahead, up to three times the cost of decoding the page; _native/mojibake.c tests 16 positions a
 # step for the lookahead's three bytes and matches only where all three are (bench/mojibake.py).
-try:
-    from ._mojibake_scan import strong_sequences as _compiled_strong_sequences
-
-    strong_sequences = _compiled_strong_sequences
-    #: Whether the compiled scan runs (else ``strong_sequences`` is the regex, with the same answers, slower).
-    COMPILED = True
-except ImportError:  # installed without a C compiler
+#: Whether the compiled scan runs (else ``strong_sequences`` is the regex, with the same answers, slower).
+COMPILED = _native.extension("mojibake") is not None
+if COMPILED:
+    from ._native.mojibake import strong_sequences as strong_sequences
+else:  # installed without a C compiler
     strong_sequences = reference_strong_sequences
-    COMPILED = False
 
 
 def _window_end(utf8: bytes) -> int:

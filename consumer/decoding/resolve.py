@@ -424,17 +424,19 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
         return None  # perhaps a <meta> naming an unknown charset, which read_response reports
     if meta not in _UTF8_OR_NOTHING:
         return None  # a declaration of another encoding
-    why = _undisputed_without_the_body(header, meta)
-    if why is None:  # the first candidate depends on the body: the same steps, on it
+    source = UNDISPUTED_SOURCE[header, meta]
+    if source is not None:
+        why = _undisputed(source, header, meta, None)
+    else:  # the first candidate depends on the body: the same steps, on it
         if not _starts_as_utf8(body):
             return None  # answered here only as valid UTF-8: not worth a scan for a late <meta>
         declared, _ = declared_by(None, header, meta, None)  # nothing to disagree about
         response = Response(body, None, None, None, header, False, False, declared, ())
-        try:
-            candidate = _first(declarations(response, _disputed)) or _first(undeclared(response, None, _disputed))
-        except _Disputed:
-            return None
-        if candidate is None or candidate.encoding != "UTF-8":
+        noted: list[str] = []  # a step that notes something leaves the answer to resolve, with its conflicts
+        candidate = _first(declarations(response, noted.append))
+        if candidate is None and not noted:
+            candidate = _first(undeclared(response, None, noted.append))
+        if noted or candidate is None or candidate.encoding != "UTF-8":
             return None
         why = _undisputed(candidate.source, header, meta, candidate.confidence)
     # A declaration of UTF-8 over a 7-bit body with an ESC byte may be over ISO-2022-JP: resolve weighs it
@@ -450,25 +452,20 @@ def _undisputed(source: Source, header: str | None, meta: str | None, confidence
     return Provenance(source, declared, (), confidence)
 
 
-@functools.cache
-def _undisputed_without_the_body(header: str | None, meta: str | None) -> Provenance | None:
-    """The ``Provenance`` of the UTF-8 decode of a response whose header and meta name these (each
-    UTF-8 or nothing), when the first candidate of ``declarations`` is found without reading the
-    body and is UTF-8; None when one of the steps reads it (the late ``<meta>`` step, for a
-    response declaring nothing).  Found by running the steps on a response without a body: reading
-    it fails.  A function of two names, so remembered."""
-    declared, _ = declared_by(None, header, meta, None)
-    bodiless = Response(None, None, None, None, header, False, False, declared, ())  # type: ignore[arg-type]
-    try:
-        candidate = _first(declarations(bodiless, _disputed))
-    except (TypeError, _Disputed):  # the body was read (None has no length, no bytes to search)
-        return None
-    if candidate is None or candidate.encoding != "UTF-8":
-        return None
-    return _undisputed(candidate.source, header, meta, candidate.confidence)
-
-
 _UTF8_OR_NOTHING = (None, "UTF-8")
+
+#: The fast path's table: for a response without BOM or override, neither JSON nor XML, whose
+#: Content-Type charset (*header*) and prescan (*meta*) each say UTF-8 or nothing, (header, meta) ->
+#: the step of ``declarations`` that decides, read off its steps: the header's charset beats the
+#: prescan's, and the prescan's beats a late ``<meta>``.  None: nothing declared, so the late
+#: ``<meta>`` step and those after it read the body.  tests/decoding/test_undisputed.py holds each
+#: entry equal to what ``declarations`` gives.
+UNDISPUTED_SOURCE: dict[tuple[str | None, str | None], Source | None] = {
+    ("UTF-8", "UTF-8"): "http-header",
+    ("UTF-8", None): "http-header",
+    (None, "UTF-8"): "meta-prescan",
+    (None, None): None,
+}
 #: Bytes of an undeclared body checked for UTF-8 before its steps run: a legacy page fails within them.
 _UTF8_PREFIX = 4096
 
@@ -484,14 +481,6 @@ def _starts_as_utf8(body: bytes) -> bool:
     while end > start and end < len(body) and body[end] & 0xC0 == 0x80:
         end -= 1
     return utf8_codec.is_valid(body[:end])
-
-
-class _Disputed(Exception):
-    """A step noted something: the answer is ``resolve``'s to give, with its ``conflicts``."""
-
-
-def _disputed(conflict: str) -> None:
-    raise _Disputed(conflict)
 
 
 def _first(candidates: Iterator[Candidate | None]) -> Candidate | None:

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from .bom import BYTE_ORDER_MARKS, sniff_bom
-from .content_type import MimeType, extract_mime_type, is_json_mime, is_xml_mime
+from .content_type import CACHEABLE_LENGTH, MimeType, extract_mime_type, is_json_mime, is_xml_mime
 from .labels import get_encoding
 from .overrides import Override
 from .prescan import prescan, prescan_unknown_label
@@ -94,7 +94,7 @@ def declared_by(
 
 def content_type_facts(content_type: str | None) -> ContentTypeFacts:
     """What the Content-Type header value *content_type* (or None) says."""
-    if content_type is None or len(content_type) > _CACHEABLE_LENGTH:
+    if content_type is None or len(content_type) > CACHEABLE_LENGTH:
         return _parse_content_type(content_type)
     return _parse_content_type_cached(content_type)
 
@@ -107,9 +107,7 @@ def _parse_content_type(content_type: str | None) -> ContentTypeFacts:
     return ContentTypeFacts(mime, charset, unknown, is_json_mime(mime), is_xml_mime(mime))
 
 
-# A crawl sees few distinct Content-Type values; only short ones are cached, so hostile
-# values cannot fill memory (as extract_mime_type's own cache).
-_CACHEABLE_LENGTH = 256
+# Only short Content-Type values are cached, as extract_mime_type's own cache.
 _parse_content_type_cached = functools.lru_cache(maxsize=4096)(_parse_content_type)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decoding import OverrideTable, decode
+from ..decoding.bom import BOM_OF
 from ..decoding.codecs.cpython import ENCODERS
 from ..decoding.data.whatwg import NO_CODE_POINT, SINGLE_BYTE
 from ..decoding.hosts import host_matches, host_of, parse_host_pattern
@@ -31,7 +32,6 @@ TEXT = "text"
 SOURCE_ONLY = "source only"
 NONE = "none"
 
-_BOMS = {"UTF-8": b"\xef\xbb\xbf", "UTF-16LE": b"\xff\xfe", "UTF-16BE": b"\xfe\xff"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ def body_of_clean(record: Mapping[str, Any]) -> bytes | None:
     except (UnicodeEncodeError, LookupError, KeyError):
         return None
     if record["source"] == "bom":
-        body = _BOMS.get(encoding, b"") + body
+        body = BOM_OF.get(encoding, b"") + body
     return body if hashlib.sha256(body).hexdigest() == record["body_sha256"] else None
 
 

@@ -3,8 +3,8 @@
 The product's standard: any input is handled in time linear in its size (an attacker controls the
 pages a crawler fetches).  The readable decoders' steps are counted in
 tests/decoding/codecs/test_codecs_linear.py; here every entry point of the C extensions
-(_prescan_loop.c, _mojibake_scan.c, detection's loops in _detection_counts.c, and
-codecs/_multibyte.c, _single_byte.c, _utf16_bmp.c, _utf16_errors.c, _utf8_count.c, _utf8_validity.c) runs on each worst-case input at n and 4n bytes under valgrind's
+in consumer/decoding/_native (prescan.c, mojibake.c, detection.c, multibyte.c, single_byte.c,
+utf16.c, utf8.c) runs on each worst-case input at n and 4n bytes under valgrind's
 callgrind, which counts the instructions executed inside the C function alone
 (instruction_count.py says how).
 
@@ -18,7 +18,7 @@ a loaded machine as on an idle one, so the bound can be tight.  Two assertions p
 * count(4n) <= K * 4n, with K per C function measured and given headroom below (``PER_BYTE``): the
   constant, documented, so that a change that makes every byte several times dearer shows too.
 
-A quadratic loop planted in _utf8_count.c or _prescan_loop.c (re-reading the input up to each error
+A quadratic loop planted in utf8.c or prescan.c (re-reading the input up to each error
 or attribute) fails these at x16.  Two tests, the prescan's extension and the codecs', each one
 valgrind run over all its inputs, listing every input that fails.  Runs only where valgrind is (on
 every development and CI machine of this project), and only for the extensions that were built.
@@ -262,8 +262,8 @@ PER_BYTE = {
     "softmax_weights": 760,  # 381 a score (one a byte), every score listed: an int and a float each
 }  # fmt: skip
 
-PRESCAN, CODECS = "consumer.decoding._prescan_loop", "consumer.decoding.codecs."
-DETECTION = "consumer.decoding._detection_counts"
+NATIVE = "consumer.decoding._native."
+PRESCAN, DETECTION, UTF8 = NATIVE + "prescan", NATIVE + "detection", NATIVE + "utf8"
 
 
 def _whole(data: bytes) -> tuple[object, ...]:
@@ -303,7 +303,8 @@ def _multi_byte_decoders() -> tuple[object, ...]:
 
 
 def _histogram_and_tables(data: bytes) -> tuple[object, ...]:
-    from consumer.decoding.detection import _ALL_TABLES, _LANGUAGE_COUNTS, reference_high_bytes
+    from consumer.decoding.detection import _ALL_TABLES, _LANGUAGE_COUNTS
+    from consumer.decoding.detection.reference import reference_high_bytes
 
     return (*reference_high_bytes(data), _ALL_TABLES, _LANGUAGE_COUNTS)
 
@@ -325,29 +326,29 @@ def _entries() -> list[Entry]:
         # bytes): find_meta, next_meta to each <meta>, tag_end past it, until the bytes run out.
         Entry("prescan_loop", "", "consumer.decoding.prescan.compiled", "_metas",
               ("py_find_meta", "py_next_meta", "py_tag_end"), lambda data: (data, len(data)), prescan_inputs),
-        Entry("mojibake_scan", "", "consumer.decoding._mojibake_scan", "strong_sequences", ("py_strong_sequences",),
+        Entry("mojibake_scan", "", NATIVE + "mojibake", "strong_sequences", ("py_strong_sequences",),
               lambda data: (data, len(data)), mojibake_inputs),
-        Entry("utf8_count", "", CODECS + "_utf8_count", "count", ("py_count",), _data, utf8_inputs),
-        Entry("utf8_more_sequences", "", CODECS + "_utf8_count", "more_sequences_than_errors", ("py_more_sequences",),
+        Entry("utf8_count", "", UTF8, "count", ("py_count",), _data, utf8_inputs),
+        Entry("utf8_more_sequences", "", UTF8, "more_sequences_than_errors", ("py_more_sequences",),
               _data, utf8_inputs),
-        Entry("utf8_is_valid", "", CODECS + "_utf8_validity", "is_valid", ("is_valid",), _data, utf8_inputs),
-        Entry("utf8_is_valid_scalar", "", CODECS + "_utf8_validity", "is_valid_scalar", ("is_valid_scalar",), _data,
+        Entry("utf8_is_valid", "", UTF8, "is_valid", ("is_valid",), _data, utf8_inputs),
+        Entry("utf8_is_valid_scalar", "", UTF8, "is_valid_scalar", ("is_valid_scalar",), _data,
               utf8_inputs),
-        Entry("utf8_validity", "", CODECS + "_utf8_validity", "validity", ("validity",), _data, utf8_inputs),
-        Entry("utf8_validity_scalar", "", CODECS + "_utf8_validity", "validity_scalar", ("validity_scalar_py",),
+        Entry("utf8_validity", "", UTF8, "validity", ("validity",), _data, utf8_inputs),
+        Entry("utf8_validity_scalar", "", UTF8, "validity_scalar", ("validity_scalar_py",),
               _data, utf8_inputs),
     ]  # fmt: skip
     for big_endian in (False, True):
-        entries.append(Entry("utf16_bmp", "be" if big_endian else "le", CODECS + "_utf16_bmp", "decode", ("decode",),
+        entries.append(Entry("utf16_bmp", "be" if big_endian else "le", NATIVE + "utf16", "decode_bmp", ("py_decode_bmp",),
                              lambda data, b=big_endian: (data, b), utf16_inputs))  # fmt: skip
     for big_endian, fatal in ((False, False), (False, True), (True, False)):
         entries.append(Entry("utf16_errors", f"{'be' if big_endian else 'le'}-{_mode(fatal)}",
-                             CODECS + "_utf16_errors", "decode", ("decode",),
+                             NATIVE + "utf16", "decode", ("py_decode",),
                              lambda data, b=big_endian, f=fatal: (data, b, f), utf16_inputs))  # fmt: skip
     # windows-1252: Latin-1 text and five unmapped bytes; windows-1251: UCS-2 text; x-user-defined: U+F780...
     for encoding in ("windows-1252", "windows-1251", "x-user-defined"):
         for fatal in (False, True):
-            entries.append(Entry("single_byte", f"{encoding}-{_mode(fatal)}", CODECS + "_single_byte", "decode",
+            entries.append(Entry("single_byte", f"{encoding}-{_mode(fatal)}", NATIVE + "single_byte", "decode",
                                  ("decode",), lambda data, e=encoding, f=fatal: (_single_byte_table(e), data, f),
                                  single_byte_inputs))  # fmt: skip
     # Detection's loops. best_dot_products reads a histogram, at most 128 distinct bytes whatever the data's
@@ -378,7 +379,7 @@ def _entries() -> list[Entry]:
     for decoder in (*cjk, "iso_2022_jp"):
         worst: Inputs = escape_storms if decoder == "iso_2022_jp" else functools.partial(worst_inputs, cjk[decoder])
         for fatal in (False, True):
-            entries.append(Entry(decoder, _mode(fatal), CODECS + "_multibyte", decoder, (f"py_{decoder}",),
+            entries.append(Entry(decoder, _mode(fatal), NATIVE + "multibyte", decoder, (f"py_{decoder}",),
                                  lambda data, f=fatal: (data, f), cjk_inputs(decoder, worst)))  # fmt: skip
     return entries
 
@@ -387,7 +388,7 @@ ENTRIES = _entries()
 
 
 def _extension(entry: Entry) -> str:
-    """The compiled module *entry* runs (the prescan's loop runs _prescan_loop's functions)."""
+    """The compiled module *entry* runs (the prescan's loop runs _native.prescan's functions)."""
     return PRESCAN if entry.function == "_metas" else entry.module
 
 
@@ -437,3 +438,17 @@ def test_compiled_work_grows_linearly_with_the_input(area: str, tmp_path: Path) 
     assert not failures, "\n".join(failures)
     if missing:
         pytest.skip(f"the others checked; not built: {', '.join(missing)}")
+
+
+def test_every_entry_point_of_the_extensions_is_counted() -> None:
+    """Each function of each built extension in consumer/decoding/_native has an entry above, so a new one
+    cannot go uncounted (``configure`` only hands multibyte.c its tables, once)."""
+    from consumer.decoding import _native
+
+    counted = {(entry.module, entry.function) for entry in ENTRIES}
+    for name in _native.compiled():
+        module = _native.extension(name)
+        functions = {function for function in dir(module) if not function.startswith("_")
+                     and callable(getattr(module, function))} - {"configure"}  # fmt: skip
+        assert functions, name
+        assert {(NATIVE + name, function) for function in functions} <= counted, name

@@ -1,6 +1,6 @@
 """Mojibake: UTF-8 decoded as windows-1252 (or ISO-8859-1) and re-encoded, flagged, never changed.
 
-Every case runs on both tiers of ``strong_sequences``: ``compiled`` (_mojibake_scan.c, where it was
+Every case runs on both tiers of ``strong_sequences``: ``compiled`` (_native/mojibake.c, where it was
 built) and ``reference`` (the regex, what runs without a C compiler).  test_mojibake_scan.py checks
 on generated inputs that the two always agree.
 """
@@ -15,7 +15,7 @@ from consumer.decoding.data.whatwg import SINGLE_BYTE
 from consumer.decoding.mojibake import MAX_BYTES, looks_double_encoded, utf8_looks_double_encoded
 
 try:
-    from consumer.decoding._mojibake_scan import strong_sequences as compiled_strong_sequences
+    from consumer.decoding._native.mojibake import strong_sequences as compiled_strong_sequences
 except ImportError:  # built without a C compiler
     compiled_strong_sequences = None
 

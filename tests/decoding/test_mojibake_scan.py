@@ -1,4 +1,4 @@
-"""Mojibake's compiled scan (_mojibake_scan.c) answers as the regex (``reference_strong_sequences``).
+"""Mojibake's compiled scan (_native/mojibake.c) answers as the regex (``reference_strong_sequences``).
 
 Every lead character followed by every one or two candidate continuations, a sample of four-character
 sequences, bytes weighted toward the telling ones, Latin text with and without mojibake, windows cut
@@ -22,11 +22,11 @@ from consumer.decoding import mojibake
 from consumer.decoding.mojibake import MAX_BYTES, reference_strong_sequences
 
 try:
-    from consumer.decoding._mojibake_scan import strong_sequences as compiled
+    from consumer.decoding._native.mojibake import strong_sequences as compiled
 except ImportError:  # built without a C compiler
     compiled = None
 
-pytestmark = pytest.mark.skipif(compiled is None, reason="_mojibake_scan not built: the reference runs")
+pytestmark = pytest.mark.skipif(compiled is None, reason="_native.mojibake not built: the reference runs")
 
 # Characters a lead may be (U+00C0-U+00FF, those the regex takes and those it leaves out), and every
 # continuation candidate: U+0080-U+00BF and windows-1252's characters for 0x80-0x9F.

@@ -1,4 +1,4 @@
-"""The prescan's compiled tier (prescan/compiled.py and the loop _prescan_loop.c) against the standard's steps.
+"""The prescan's compiled tier (prescan/compiled.py and the loop _native/prescan.c) against the standard's steps.
 
 ``compiled`` gives the product's answers where the extension was built; ``standard`` is the HTML
 Standard's algorithm as it reads, one byte at a time, and what runs elsewhere.  The property tests
@@ -22,7 +22,7 @@ from consumer.decoding.labels import get_encoding
 from consumer.decoding.prescan import PRESCAN_BYTES, standard
 
 try:
-    from consumer.decoding import _prescan_loop as loop
+    from consumer.decoding._native import prescan as loop
     from consumer.decoding.prescan import compiled
 except ImportError:
     loop = compiled = None  # type: ignore[assignment]

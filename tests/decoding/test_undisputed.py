@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import Decoded
-from consumer.decoding.resolve import resolve, undisputed_utf8
+from consumer.decoding.resolve import UNDISPUTED_SOURCE, declarations, resolve, undisputed_utf8
 from consumer.decoding.response import content_type_facts, read_response
 
 from resolve_samples import ANY_BODIES, ANY_CONTENT_TYPES, CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
@@ -84,3 +84,40 @@ def test_a_legacy_page_invalid_past_the_checked_prefix_is_left_to_the_resolution
     body = b"<!doctype html><p>" + b"a" * 5000 + "Привет".encode("cp1251")
     assert undisputed_utf8(body, content_type_facts(HTML)) is None
     assert resolve(read_response(body, content_type_facts(HTML), None, None)).encoding != "UTF-8"
+
+
+def _first_declaration(body: bytes, content_type: str) -> tuple[str, str] | None:
+    """The (source, encoding) of the first candidate ``declarations`` proposes for the response, or None."""
+    notes: list[str] = []
+    response = read_response(body, content_type_facts(content_type), None, None)
+    first = next((candidate for candidate in declarations(response, notes.append) if candidate is not None), None)
+    return None if first is None else (first.source, first.encoding)
+
+
+#: Bodies whose prescan says *meta*, each with what could follow: nothing, a late <meta> of another
+#: encoding, text in another encoding's bytes, an unknown late label.
+_BODIES_BY_META = {
+    label: [
+        page("café", head).encode() + tail
+        for head in (meta("utf-8") if label else "", (meta("utf-8") if label else "") + LONG_COMMENT + meta("windows-1251"))
+        for tail in (b"", "Привет".encode("cp1251"), (LONG_COMMENT + meta("no-such-label")).encode())
+    ]
+    for label in ("UTF-8", None)
+}
+
+
+def test_the_fast_path_table_covers_every_header_and_meta_it_is_asked_for():
+    assert set(UNDISPUTED_SOURCE) == {(header, meta) for header in ("UTF-8", None) for meta in ("UTF-8", None)}
+
+
+@pytest.mark.parametrize(("header", "meta_label"), list(UNDISPUTED_SOURCE))
+def test_each_entry_of_the_fast_path_table_is_what_the_steps_decide(header, meta_label):
+    """An entry names the step of ``declarations`` that decides, whatever the body holds past the
+    prescan; None where nothing is declared, and the body's own steps (a late <meta>) decide."""
+    content_type = HTML if header is None else f"{HTML}; charset=utf-8"
+    source = UNDISPUTED_SOURCE[header, meta_label]
+    firsts = {_first_declaration(body, content_type) for body in _BODIES_BY_META[meta_label]}
+    if source is not None:
+        assert firsts == {(source, "UTF-8")}
+    else:
+        assert firsts == {None, ("meta-late", "windows-1251")}  # the body decides

@@ -82,7 +82,7 @@ def test_builder_has_the_compiler_the_prescan_loop_needs(dockerfile):
     installs = [run.args for run in dockerfile.stage("builder").all("RUN") if PACKAGE_INSTALL.search(run.args)]
     assert any(re.search(r"\bgcc\b", run) for run in installs), "the builder must install gcc"
     pyproject = (REPO_ROOT / "pyproject.toml").read_text()
-    assert 'sources = ["consumer/decoding/_prescan_loop.c"]' in pyproject
+    assert 'sources = ["consumer/decoding/_native/prescan.c"]' in pyproject
 
 
 def test_final_stage_has_no_build_tools_and_no_source_tree(dockerfile):
@@ -302,7 +302,7 @@ def test_dockerignore_keeps_local_state_out_but_not_what_the_build_copies(docker
         for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    built_in_place = "consumer/decoding/_prescan_loop.cpython-312-x86_64-linux-gnu.so"
+    built_in_place = "consumer/decoding/_native/prescan.cpython-312-x86_64-linux-gnu.so"
     for path in (".venv", ".git", "tests", ".pytest_cache", built_in_place):
         assert _ignored(patterns, path), f"{path} must not be sent to the build"
     for stage in dockerfile.stages:

@@ -2,7 +2,7 @@
 (https://encoding.spec.whatwg.org/#big5-decoder) in pure Python.
 
 The standard's index Big5 is Big5 with the HKSCS extensions (leads from 0x87).
-This is the reference the compiled decoder (``_multibyte.c``) is tested equal
+This is the reference the compiled decoder (``_native/multibyte.c``) is tested equal
 to, and what runs where it was not built.
 """
 

@@ -3,7 +3,7 @@
 
 0x8E + A1..DF is halfwidth katakana, 0x8F + two bytes is JIS X 0212 (index
 jis0212), two bytes A1..FE is JIS X 0208 (index jis0208).  This is the
-reference the compiled decoder (``_multibyte.c``) is tested equal to, and what
+reference the compiled decoder (``_native/multibyte.c``) is tested equal to, and what
 runs where it was not built.
 """
 

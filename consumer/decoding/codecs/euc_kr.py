@@ -3,7 +3,7 @@
 
 The standard's index EUC-KR is windows-949 (Unified Hangul Code), so leads
 0x81..0xFE take trails 0x41..0xFE.  This is the reference the compiled
-decoder (``_multibyte.c``) is tested equal to, and what runs where it was not
+decoder (``_native/multibyte.c``) is tested equal to, and what runs where it was not
 built.
 """
 

@@ -5,7 +5,7 @@
 One byte: ASCII, 0x80 = U+20AC.  Two bytes: index gb18030.  Four bytes
 (lead, 0x30..0x39, 0x81..0xFE, 0x30..0x39): the "index gb18030 ranges code
 point" algorithm.  This is the reference the compiled decoder
-(``_multibyte.c``) is tested equal to, and what runs where it was not built.
+(``_native/multibyte.c``) is tested equal to, and what runs where it was not built.
 """
 
 from __future__ import annotations

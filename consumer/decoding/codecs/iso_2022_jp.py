@@ -22,7 +22,7 @@ from ._stream import REPLACEMENT, index_code_point
 ASCII, ROMAN, KATAKANA, LEAD_BYTE, TRAIL_BYTE, ESCAPE_START, ESCAPE = range(7)
 
 #: The escape sequences that switch to Roman, katakana or JIS X 0208 (ESC ( J, ESC ( I, ESC $ @,
-#: ESC $ B): 7-bit bytes holding one are ISO-2022-JP text rather than ASCII (resolve.py, detection.py).
+#: ESC $ B): 7-bit bytes holding one are ISO-2022-JP text rather than ASCII (resolve.py, detection/).
 SWITCHING_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\([JI])")
 
 # Bytes that stand for themselves in the ASCII state (and, but for 0x5C and

@@ -3,7 +3,7 @@
 Implements the Encoding Standard's decoders of sections 11 to 14
 (https://encoding.spec.whatwg.org/#legacy-multi-byte-chinese-(simplified)-encodings and on) twice:
 the readable modules beside this one (``shift_jis`` ... ``iso_2022_jp``), a transcription of the
-standard in Python and the reference, and ``_multibyte.c``, the same decoders compiled and
+standard in Python and the reference, and ``_native/multibyte.c``, the same decoders compiled and
 table-driven over the indexes of ``..data.whatwg``: this module turns each index into an array of
 code points once, at import, and hands them to the extension, so the generated file stays the only
 copy of the standard's data.  The compiled decoders run where the extension was built (``COMPILED``
@@ -19,6 +19,7 @@ from array import array
 from collections.abc import Callable
 from types import ModuleType
 
+from .. import _native
 from ..data.whatwg import (
     GB18030_RANGES,
     INDEX_BIG5,
@@ -73,15 +74,12 @@ def _configure(module: ModuleType) -> None:
     )
 
 
-try:
-    from . import _multibyte
-except ImportError:  # installed without a C compiler
-    _multibyte = None  # type: ignore[assignment]
-    #: Whether the compiled decoders run (else the readable ones).
-    COMPILED = False
-else:
+#: Whether the compiled decoders run (else the readable ones).
+COMPILED = _native.extension("multibyte") is not None
+if COMPILED:
+    from .._native import multibyte as _multibyte
+
     _configure(_multibyte)
-    COMPILED = True
 
 
 def decoders(encoding: str, compiled: bool = COMPILED) -> tuple[Lossy, Strict]:

@@ -1,7 +1,7 @@
 """Shift_JIS: implements the Encoding Standard's Shift_JIS decoder
 (https://encoding.spec.whatwg.org/#shift_jis-decoder) in pure Python.
 
-This is the reference the compiled decoder (``_multibyte.c``) is tested equal
+This is the reference the compiled decoder (``_native/multibyte.c``) is tested equal
 to, and what runs where it was not built.
 """
 

@@ -5,7 +5,7 @@ Implements the Encoding Standard's single-byte decoder
 decoder (https://encoding.spec.whatwg.org/#x-user-defined-decoder).
 
 Both are a fixed byte -> code point table built from the standard's index, not
-from Python's codecs.  The compiled decoder (``_single_byte.c``, when the
+from Python's codecs.  The compiled decoder (``_native/single_byte.c``, when the
 extension was built: ``COMPILED``) runs it with an ASCII fast path and counts
 the errors as it replaces them, 2-3x ``codecs.charmap_decode`` on pages and
 orders of magnitude on bodies full of unmapped bytes, where charmap_decode
@@ -24,15 +24,13 @@ import sys
 from array import array
 from collections.abc import Callable
 
+from .. import _native
 from ..data.whatwg import NO_CODE_POINT, SINGLE_BYTE
 
-try:
-    from ._single_byte import decode as _compiled
-
-    #: Whether the compiled single-byte decoder runs (else codecs.charmap_decode).
-    COMPILED = True
-except ImportError:  # installed without a C compiler
-    COMPILED = False
+#: Whether the compiled single-byte decoder runs (else codecs.charmap_decode).
+COMPILED = _native.extension("single_byte") is not None
+if COMPILED:
+    from .._native.single_byte import decode as _compiled
 
 _ASCII = "".join(map(chr, range(0x80)))
 # x-user-defined: byte 0x80 + n is U+F780 + n.

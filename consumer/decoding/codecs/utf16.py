@@ -10,35 +10,30 @@ when that byte follows a pending lead surrogate.  tests/decoding/codecs checks
 this against a literal transcription of the standard's algorithm.  Input of
 even length without surrogate code units, the usual page, takes a compiled
 shortcut first (``decode_bmp``, below); the rest, surrogate pairs and errors, a compiled
-transcription of the standard's decoder (``_utf16_errors.c``) that counts the
+transcription of the standard's decoder (``_native/utf16.c``'s ``decode``) that counts the
 errors as it replaces them, where Python's codec calls an error handler per
 lone surrogate.  Without the extensions, Python's codec decodes everything.
 """
 
 from __future__ import annotations
 
+from .. import _native
+
+
+def _no_shortcut(data: bytes, big_endian: bool, /) -> str | None:
+    return None
+
+
 # decode_bmp(data, big_endian) -> str | None: the text of an even-length input without surrogate
-# code units (every unit its code point, no error possible), else None.  _utf16_bmp.c does that at
-# memory speed, 2x Python's codec; the rest (surrogate pairs, errors) takes Python's codec.
-try:
-    from ._utf16_bmp import decode as decode_bmp
-
-    #: Whether the compiled surrogate-free path runs (else Python's codec decodes all of UTF-16).
-    COMPILED = True
-except ImportError:  # installed without a C compiler
-
-    def decode_bmp(data: bytes, big_endian: bool, /) -> str | None:
-        return None
-
-    COMPILED = False
-
-try:
-    from ._utf16_errors import decode as _decode_whole
-
-    #: Whether the compiled decoder of surrogates and errors runs (else Python's codec decodes them).
-    ERRORS_COMPILED = True
-except ImportError:  # installed without a C compiler
-    ERRORS_COMPILED = False
+# code units (every unit its code point, no error possible), else None.  _native/utf16.c does that at
+# memory speed, 2x Python's codec; the rest (surrogate pairs, errors) its ``decode``.
+#: Whether the compiled decoders run (else Python's codec decodes all of UTF-16).
+COMPILED = _native.extension("utf16") is not None
+if COMPILED:
+    from .._native.utf16 import decode as _decode_whole
+    from .._native.utf16 import decode_bmp as decode_bmp
+else:  # installed without a C compiler
+    decode_bmp = _no_shortcut
 
 
 def decode(codec: str, data: bytes) -> tuple[str, int]:
@@ -46,7 +41,7 @@ def decode(codec: str, data: bytes) -> tuple[str, int]:
     text = decode_bmp(data, codec == "utf-16-be")
     if text is not None:
         return text, 0
-    if ERRORS_COMPILED:
+    if COMPILED:
         whole = _decode_whole(data, codec == "utf-16-be", False)
         assert whole is not None  # not fatal: never None
         return whole
@@ -70,7 +65,7 @@ def decode_strict(codec: str, data: bytes) -> str | None:
     text = decode_bmp(data, codec == "utf-16-be")
     if text is not None:
         return text
-    if ERRORS_COMPILED:
+    if COMPILED:
         whole = _decode_whole(data, codec == "utf-16-be", True)
         return None if whole is None else whole[0]
     try:

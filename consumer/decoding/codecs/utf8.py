@@ -12,6 +12,8 @@ against a literal transcription of the standard's algorithm.
 
 from __future__ import annotations
 
+from .. import _native
+
 # EF BF BD is U+FFFD itself.  Its lead EF is never a continuation byte, so every
 # occurrence decodes to one legitimate U+FFFD however malformed its context is.
 _ENCODED_REPLACEMENT = b"\xef\xbf\xbd"
@@ -38,7 +40,7 @@ def _is_valid_by_decoding(data: bytes) -> bool:
 
 
 # is_valid(data) -> bool: whether *data* is well-formed UTF-8, that is ``decode_strict(data) is not
-# None``, without building the text: _utf8_validity.c checks 16 bytes a step (the processor
+# None``, without building the text: _native/utf8.c checks 16 bytes a step (the processor
 # writes a valid page's bytes as its text and needs no str).
 #: ``validity``'s answers.
 NOT_UTF8, UTF8, ASCII_WITH_ESCAPE = 0, 1, 2
@@ -55,18 +57,6 @@ def _validity_by_decoding(data: bytes) -> int:
 # with an ESC byte (``ASCII_WITH_ESCAPE``), which only ISO-2022-JP's escapes put in a page: the
 # fast path hands such a body declared UTF-8 to the resolution (contradiction.py) for the price of
 # two instructions a 16-byte step, where a memchr of its own would cost the UTF-8 mix 3%.
-try:
-    from ._utf8_validity import is_valid as is_valid
-    from ._utf8_validity import validity as validity
-
-    #: Whether the compiled check runs (else ``is_valid`` decodes, with the same answers, slower).
-    COMPILED = True
-except ImportError:  # installed without a C compiler
-    is_valid = _is_valid_by_decoding
-    validity = _validity_by_decoding
-    COMPILED = False
-
-
 def reference_counts(data: bytes) -> tuple[int, int]:
     """``counts`` by decoding: what runs without the extension, and the reference."""
     text, errors = decode(data)
@@ -78,7 +68,7 @@ def reference_counts(data: bytes) -> tuple[int, int]:
 # counts(data) -> (sequences, errors): how *data* reads as UTF-8, the well-formed multi-byte
 # sequences and the U+FFFD ``decode`` would introduce, without building the text.  Resolution asks
 # it of bodies that are not valid UTF-8, where decoding calls CPython's error handler per bad byte;
-# _utf8_count.c counts in one pass.
+# _native/utf8.c counts in one pass.
 def reference_more_sequences_than_errors(data: bytes) -> bool:
     """``more_sequences_than_errors`` from ``reference_counts``."""
     sequences, errors = reference_counts(data)
@@ -88,15 +78,18 @@ def reference_more_sequences_than_errors(data: bytes) -> bool:
 # more_sequences_than_errors(data) -> bool: ``counts``' sequences > errors, resolution's "damaged
 # UTF-8?" question; compiled, it stops where the rest of *data* cannot change the answer (its
 # continuation bytes are too few to complete enough sequences): for a legacy page, early.
-try:
-    from ._utf8_count import count as _compiled_counts
-    from ._utf8_count import more_sequences_than_errors as _compiled_more_sequences
+
+#: Whether the compiled check and counts run (else they decode, with the same answers, slower).
+COMPILED = _native.extension("utf8") is not None
+if COMPILED:
+    from .._native.utf8 import count as _compiled_counts
+    from .._native.utf8 import is_valid as is_valid
+    from .._native.utf8 import more_sequences_than_errors as more_sequences_than_errors
+    from .._native.utf8 import validity as validity
 
     counts = _compiled_counts
-    more_sequences_than_errors = _compiled_more_sequences
-    #: Whether the compiled counter runs (else ``counts`` decodes, with the same answers, slower).
-    COUNTS_COMPILED = True
-except ImportError:  # installed without a C compiler
+else:  # installed without a C compiler
+    is_valid = _is_valid_by_decoding
+    validity = _validity_by_decoding
     counts = reference_counts
     more_sequences_than_errors = reference_more_sequences_than_errors
-    COUNTS_COMPILED = False

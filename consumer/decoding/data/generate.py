@@ -115,15 +115,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "source", nargs="?", type=Path, default=VENDORED, help="the data files (default: the vendored copy)"
     )
-    parser.add_argument("--check", action="store_true", help=f"write nothing; exit 1 if {OUTPUT.name} would change")
+    add_check_option(parser, OUTPUT)
     args = parser.parse_args(argv)
-    text = render(args.source)
-    if args.check:
-        same = OUTPUT.read_text(encoding="utf-8") == text
-        print(f"{OUTPUT} is {'up to date' if same else 'out of date'}")
+    return write_or_check(OUTPUT, render(args.source), args.check)
+
+
+def add_check_option(parser: argparse.ArgumentParser, output: Path) -> None:
+    """The ``--check`` of a generator of *output* (this one and ``..build_detection_model``; .ci/run runs both)."""
+    parser.add_argument("--check", action="store_true", help=f"write nothing; exit 1 if {output.name} would change")
+
+
+def write_or_check(output: Path, text: str, check: bool) -> int:
+    """Write the generated *text* to *output*, or with *check* only compare: the exit status, 1 when it differs."""
+    if check:
+        same = output.read_text(encoding="utf-8") == text
+        print(f"{output} is {'up to date' if same else 'out of date'}")
         return 0 if same else 1
-    OUTPUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUTPUT}")
+    output.write_text(text, encoding="utf-8")
+    print(f"wrote {output}")
     return 0
 
 

@@ -7,7 +7,7 @@ from a meta element".  Two tiers:
 * ``standard.py`` is the algorithm as the standard reads it, step by step, one
   byte at a time: the reference, what an answer means, and what runs where the
   compiled loop was not built.
-* ``compiled.py`` runs the loop compiled (``../_prescan_loop.c``) and
+* ``compiled.py`` runs the loop compiled (``../_native/prescan.c``) and
   standard.py's ``<meta`` branch on the tags it stops at, with a cache of
   decided heads.  tests/decoding/test_prescan_loop.py requires each of its
   functions to answer as ``standard``'s function of the same name does, on
@@ -24,17 +24,15 @@ it was built (``COMPILED``), else to standard.py's.  Which to call:
 * ``extract_meta_charset(content)``: the extraction algorithm on a content attribute's value.
 """
 
+from .. import _native
 from .standard import PRESCAN_BYTES, extract_meta_charset
 
-try:
+#: Whether the compiled loop runs (else standard.py's steps, with the same answers).
+COMPILED = _native.extension("prescan") is not None
+if COMPILED:
     from .compiled import find_meta, prescan, prescan_meta, prescan_unknown_label
-except ImportError:  # installed without a C compiler: the same functions, the reference's
+else:  # installed without a C compiler: the same functions, the reference's
     from .standard import find_meta, prescan, prescan_meta, prescan_unknown_label
-
-    #: Whether the compiled loop runs (else standard.py's steps, with the same answers).
-    COMPILED = False
-else:
-    COMPILED = True
 
 
 def may_declare_a_charset(body: bytes) -> bool:

@@ -1,7 +1,7 @@
 """The meta prescan with its loop compiled: standard.py's answers, the bytes between ``<meta>`` tags read in C.
 
 The loop's branches that only move the position (other bytes, comments, tags and their
-attributes, bogus markup) run in ``../_prescan_loop.c`` (``next_meta``) and stop at a ``<meta``;
+attributes, bogus markup) run in ``../_native/prescan.c`` (``next_meta``) and stop at a ``<meta``;
 the C finds where that tag ends (``tag_end``), and standard.py's ``<meta`` branch reads the tag
 (``standard.meta_tag``).  So the steps that decide are written once, in standard.py; the C only
 skips what cannot decide, and tests/decoding/test_prescan_loop.py requires every answer here to
@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
-from .. import _prescan_loop
+from .._native import prescan as _prescan_loop
 from ..xml_declaration import get_xml_encoding
 from .standard import PRESCAN_BYTES, meta_tag
 

@@ -15,7 +15,7 @@ Reaching it is running out of bytes, and running out of bytes anywhere aborts
 the prescan; its answer is then "get an XML encoding" of the same bytes.
 
 This module is what the answers mean, and what runs where the compiled loop
-(``../_prescan_loop.c``) was not built; where it was, compiled.py runs the loop
+(``../_native/prescan.c``) was not built; where it was, compiled.py runs the loop
 compiled and this module's ``<meta`` branch on each ``<meta>`` tag the loop
 stops at (``meta_tag``), and tests/decoding/test_prescan_loop.py requires its
 answers to be this module's.

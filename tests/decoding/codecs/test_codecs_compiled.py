@@ -1,4 +1,4 @@
-"""The compiled CJK decoders (``_multibyte.c``) give exactly the readable reference decoders'
+"""The compiled CJK decoders (``_native/multibyte.c``) give exactly the readable reference decoders'
 answer, in both error modes: every one- and two-byte sequence alone and between ASCII, every
 EUC-JP three-byte sequence after 0x8E and 0x8F, gb18030's four-byte sequences at every lead,
 ISO-2022-JP's escapes followed by sampled bytes and every JIS X 0208 pair, random bytes, and
@@ -41,7 +41,7 @@ REFERENCES = {
 }
 
 needs_compiled = pytest.mark.skipif(
-    not multibyte.COMPILED, reason="the _multibyte extension was not built (no C compiler at install)"
+    not multibyte.COMPILED, reason="the _native.multibyte extension was not built (no C compiler at install)"
 )
 
 

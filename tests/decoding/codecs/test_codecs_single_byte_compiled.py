@@ -1,4 +1,4 @@
-"""The compiled single-byte decoder (``_single_byte.c``) gives exactly the reference's answer
+"""The compiled single-byte decoder (``_native/single_byte.c``) gives exactly the reference's answer
 (``codecs.charmap_decode`` over the standard's index) and the standard's (its index files read
 here independently), in both error modes: every byte of every single-byte encoding alone and
 between ASCII, generated inputs, and long ones where the GIL is released and the ASCII fast path

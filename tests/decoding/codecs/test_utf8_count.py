@@ -1,4 +1,4 @@
-"""UTF-8's counts without the text (``utf8.counts``, compiled in ``_utf8_count.c``) equal the counts
+"""UTF-8's counts without the text (``utf8.counts``, compiled in ``_native/utf8.c``) equal the counts
 read off the standard's decoder: every one- to three-byte sequence of telling bytes alone and
 between ASCII, generated inputs, and long ones decoded without the GIL.  The question resolution asks
 of them (``more_sequences_than_errors``, compiled to stop once the rest cannot change the answer)

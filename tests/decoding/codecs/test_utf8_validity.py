@@ -1,4 +1,4 @@
-"""The compiled UTF-8 validity check (consumer/decoding/codecs/_utf8_validity.c) against Python's codec.
+"""The compiled UTF-8 validity check (consumer/decoding/_native/utf8.c) against Python's codec.
 
 ``utf8.is_valid(data)`` must be exactly ``data.decode("utf-8")`` succeeding, which is the Encoding
 Standard's UTF-8 decoder in error mode fatal (test_codecs_utf.py checks the codec against the
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from consumer.decoding.codecs import utf8
 
 try:
-    from consumer.decoding.codecs import _utf8_validity as compiled
+    from consumer.decoding._native import utf8 as compiled
 except ImportError:
     compiled = None
 needs_compiled = pytest.mark.skipif(compiled is None, reason="built without a C compiler: is_valid decodes")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpus import to_windows_1258_form
+from consumer.decoding.detection.training_text import to_windows_1258_form
 
 #: Hand-written sentences (not Faker's vocabulary), one per language.
 TEXTS = {

@@ -1,6 +1,6 @@
 """The detection corpus (and the model generated from it) does not depend on when it is drawn.
 
-Faker's day and month names come from dates drawn up to "now"; corpus.py pins that moment
+Faker's day and month names come from dates drawn up to "now"; consumer/decoding/detection/training_text.py pins that moment
 (CORPUS_NOW). Without the pin the model's ja section came out different from one day to the next and
 ``build_detection_model --check`` failed on a fresh install.
 """

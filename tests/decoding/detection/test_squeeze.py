@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import detection
+from consumer.decoding.detection import loops, reference
 
 from corpus import corpus
 
@@ -20,11 +21,11 @@ TELLING = [0x20, 0x30, 0x39, 0x3F, 0x40, 0x5C, 0x7E, 0x7F, 0x80, 0x81, 0x8E, 0x8
 
 
 def assert_squeezes_alike(window: bytes) -> None:
-    squeezed = detection.squeeze(window)
-    assert squeezed == detection.reference_squeeze(window)
-    four_byte = detection._FOUR_BYTE_GB18030
-    assert (four_byte in window.translate(detection._GB18030_CLASSES)) == (
-        four_byte in squeezed.translate(detection._GB18030_CLASSES)
+    squeezed = loops.squeeze(window)
+    assert squeezed == reference.reference_squeeze(window)
+    four_byte = reference._FOUR_BYTE_GB18030
+    assert (four_byte in window.translate(reference._GB18030_CLASSES)) == (
+        four_byte in squeezed.translate(reference._GB18030_CLASSES)
     )
     for encoding in detection._MULTI_BYTE:
         whole, short = detection._decodes(window, encoding), detection._decodes(squeezed, encoding)

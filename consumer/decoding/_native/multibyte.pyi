@@ -1,4 +1,4 @@
-# Types of the compiled CJK decoders (_multibyte.c); multibyte.py configures them with the indexes.
+# Types of the compiled CJK decoders (multibyte.c); multibyte.py configures them with the indexes.
 from array import array
 
 def configure(

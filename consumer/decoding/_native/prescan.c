@@ -18,9 +18,7 @@
  * find_meta(buf, start, end) -> int
  *     The first "<meta", ASCII case-insensitively, in buf[start:end], or -1.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <string.h>
+#include "native.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -214,17 +212,10 @@ static Py_ssize_t find_meta(const unsigned char *b, Py_ssize_t p, Py_ssize_t end
 static int parse_bounds(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t expected, Py_buffer *view,
                         Py_ssize_t *start, Py_ssize_t *end)
 {
-    if (nargs != expected) {
-        PyErr_Format(PyExc_TypeError, "expected %zd arguments, got %zd", expected, nargs);
+    if (!expect_arguments(nargs, expected, "(buf, start, end)") || !get_index(args[1], start) ||
+        !get_index(args[2], end))
         return 0;
-    }
-    *start = PyLong_AsSsize_t(args[1]);
-    if (*start == -1 && PyErr_Occurred())
-        return 0;
-    *end = PyLong_AsSsize_t(args[2]);
-    if (*end == -1 && PyErr_Occurred())
-        return 0;
-    if (PyObject_GetBuffer(args[0], view, PyBUF_SIMPLE) != 0)
+    if (!get_bytes(args[0], view))
         return 0;
     if (*end > view->len)
         *end = view->len;
@@ -276,12 +267,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "consumer.decoding._prescan_loop",
-    .m_doc = "The meta prescan's loop, compiled (see prescan/compiled.py).",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC PyInit__prescan_loop(void) { return PyModule_Create(&module); }
+NATIVE_MODULE(prescan, "The meta prescan's loop, compiled (see prescan/compiled.py).", methods, (void)0)

@@ -50,11 +50,8 @@
  * The order of additions is the reference's (Counter's first-occurrence order), so the sums are
  * equal to the last bit: contraction into fused multiply-adds is off.  Linear in the input.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "native.h"
 #include <math.h>
-#include <stdint.h>
-#include <string.h>
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -62,7 +59,6 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#define HIGH_BITS 0x8080808080808080ULL
 #define TABLE 128
 #define MEMO_SIZE 0x10000
 
@@ -88,9 +84,7 @@ static void histogram_block(const unsigned char *in, Py_ssize_t n, Py_ssize_t co
     } while (0)
     Py_ssize_t k = 0;
     for (; k + 8 <= n; k += 8) {
-        uint64_t word;
-        memcpy(&word, in + k, 8);
-        if (!(word & HIGH_BITS))
+        if (ascii8(in + k))
             continue;
         HISTOGRAM_BYTE(k, 0);
         HISTOGRAM_BYTE(k + 1, 1);
@@ -132,9 +126,7 @@ static void count_all(const unsigned char *in, Py_ssize_t n, Py_ssize_t counts[2
     memset(lanes, 0, sizeof lanes);
     Py_ssize_t k = 0;
     for (; k + 8 <= n; k += 8) {
-        uint64_t word;
-        memcpy(&word, in + k, 8);
-        if (!(word & HIGH_BITS))
+        if (ascii8(in + k))
             continue;
         lanes[0][in[k]]++;
         lanes[1][in[k + 1]]++;
@@ -155,7 +147,7 @@ static PyObject *py_high_byte_counts(PyObject *module, PyObject *data)
 {
     (void)module;
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(data, &view))
         return NULL;
     Py_ssize_t counts[256] = {0};
     const unsigned char *in = view.buf;
@@ -180,7 +172,7 @@ static PyObject *py_high_bytes(PyObject *module, PyObject *data)
 {
     (void)module;
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(data, &view))
         return NULL;
     Py_ssize_t counts[TABLE];
     unsigned char order[TABLE];
@@ -210,7 +202,7 @@ static PyObject *py_high_bytes(PyObject *module, PyObject *data)
 static double *dot_sums(PyObject *const *args, Py_ssize_t *n_tables)
 {
     Py_buffer order, tables;
-    if (PyObject_GetBuffer(args[0], &order, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(args[0], &order))
         return NULL;
     if (PyObject_GetBuffer(args[2], &tables, PyBUF_FORMAT) < 0) {
         PyBuffer_Release(&order);
@@ -281,7 +273,7 @@ static PyObject *py_squeeze(PyObject *module, PyObject *data)
 {
     (void)module;
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(data, &view))
         return NULL;
     const unsigned char *in = view.buf;
     Py_ssize_t tail = view.len < 3 ? view.len : 3, n = view.len - tail, kept = 0;
@@ -295,13 +287,7 @@ static PyObject *py_squeeze(PyObject *module, PyObject *data)
         int ascii = in[k] < 0x80;
         if (ascii && ascii_before == 2) {
             /* inside a run: skip ASCII words whole while the run lasts */
-            while (k + 8 <= n) {
-                uint64_t word;
-                memcpy(&word, in + k, 8);
-                if (word & HIGH_BITS)
-                    break;
-                k += 8;
-            }
+            k = skip_ascii(in, k, n);
             if (k >= n || in[k] < 0x80)
                 continue;
             ascii = 0;
@@ -325,9 +311,9 @@ static PyObject *py_mixed_pairs(PyObject *module, PyObject *const *args, Py_ssiz
         return NULL;
     }
     Py_buffer sample, classes;
-    if (PyObject_GetBuffer(args[0], &sample, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(args[0], &sample))
         return NULL;
-    if (PyObject_GetBuffer(args[1], &classes, PyBUF_SIMPLE) < 0) {
+    if (!get_bytes(args[1], &classes)) {
         PyBuffer_Release(&sample);
         return NULL;
     }
@@ -351,9 +337,7 @@ static PyObject *py_mixed_pairs(PyObject *module, PyObject *const *args, Py_ssiz
     Py_ssize_t pairs = 0, n = sample.len, k = 1;
     unsigned previous = n ? kind[in[0]] : 0;
     for (; k + 8 <= n; k += 8) {
-        uint64_t word;
-        memcpy(&word, in + k, 8);
-        if (!ascii_n && !(word & HIGH_BITS)) {
+        if (!ascii_n && ascii8(in + k)) {
             pairs += previous * kind[in[k]] == 2;
             previous = kind[in[k + 7]];
             continue;
@@ -384,9 +368,9 @@ static PyObject *py_pair_sum(PyObject *module, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     Py_buffer sample, classes, weights;
-    if (PyObject_GetBuffer(args[0], &sample, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(args[0], &sample))
         return NULL;
-    if (PyObject_GetBuffer(args[1], &classes, PyBUF_SIMPLE) < 0) {
+    if (!get_bytes(args[1], &classes)) {
         PyBuffer_Release(&sample);
         return NULL;
     }
@@ -412,9 +396,7 @@ static PyObject *py_pair_sum(PyObject *module, PyObject *const *args, Py_ssize_t
     Py_ssize_t n = sample.len, k = 1;
     unsigned previous = n ? in[0] : 0;
     for (; k + 8 <= n; k += 8) {
-        uint64_t word;
-        memcpy(&word, in + k, 8);
-        if (!(word & HIGH_BITS)) {
+        if (ascii8(in + k)) {
             if (previous >= 0x80)
                 counts[16 * table[previous] + table[in[k]]]++;
             previous = in[k + 7];
@@ -451,15 +433,13 @@ static PyObject *py_high_byte_count(PyObject *module, PyObject *data)
 {
     (void)module;
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(data, &view))
         return NULL;
     const unsigned char *in = view.buf;
     Py_ssize_t n = view.len, k = 0, high = 0;
     for (; k + 8 <= n; k += 8) {
-        uint64_t word;
-        memcpy(&word, in + k, 8);
-        word = (word & HIGH_BITS) >> 7;
-        high += (Py_ssize_t)((word * 0x0101010101010101ULL) >> 56);
+        uint64_t word = (load64(in + k) & HIGH_BITS) >> 7;
+        high += (Py_ssize_t)((word * BYTES(1)) >> 56);
     }
     for (; k < n; k++)
         high += in[k] >= 0x80;
@@ -474,16 +454,10 @@ static PyObject *py_first_high_byte(PyObject *module, PyObject *data)
 {
     (void)module;
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(data, &view))
         return NULL;
     const unsigned char *in = view.buf;
-    Py_ssize_t n = view.len, k = 0;
-    for (; k + 8 <= n; k += 8) {
-        uint64_t word;
-        memcpy(&word, in + k, 8);
-        if (word & HIGH_BITS)
-            break;
-    }
+    Py_ssize_t n = view.len, k = skip_ascii(in, 0, n);
     while (k < n && in[k] < 0x80)
         k++;
     PyBuffer_Release(&view);
@@ -494,9 +468,8 @@ static PyObject *py_first_high_byte(PyObject *module, PyObject *data)
  * than" test: exact for whether one is, not for which one). */
 static int has_digit(uint64_t word)
 {
-    const uint64_t ones = 0x0101010101010101ULL;
-    uint64_t shifted = word ^ (ones * 0x30);
-    return ((shifted - ones * 10) & ~shifted & HIGH_BITS) != 0;
+    uint64_t shifted = word ^ BYTES(0x30);
+    return ((shifted - BYTES(10)) & ~shifted & HIGH_BITS) != 0;
 }
 
 static int four_byte_gb18030_at(const unsigned char *in)
@@ -508,7 +481,7 @@ static PyObject *py_four_byte_gb18030(PyObject *module, PyObject *data)
 {
     (void)module;
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(data, &view))
         return NULL;
     const unsigned char *in = view.buf;
     Py_ssize_t n = view.len, k = 0;
@@ -516,9 +489,7 @@ static PyObject *py_four_byte_gb18030(PyObject *module, PyObject *data)
     /* A sequence starting at k .. k + 7 has a digit at k + 1 .. k + 8: eight starts are skipped
      * at once where those bytes hold none (text rarely has digits). */
     for (; k + 9 <= n && !found; k += 8) {
-        uint64_t word;
-        memcpy(&word, in + k + 1, 8);
-        if (!has_digit(word))
+        if (!has_digit(load64(in + k + 1)))
             continue;
         for (Py_ssize_t start = k; start < k + 8 && start + 4 <= n && !found; start++)
             found = four_byte_gb18030_at(in + start);
@@ -537,7 +508,7 @@ static PyObject *py_best_dot_products(PyObject *module, PyObject *const *args, P
         return NULL;
     }
     Py_buffer groups;
-    if (PyObject_GetBuffer(args[3], &groups, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(args[3], &groups))
         return NULL;
     Py_ssize_t n_tables = 0;
     double *sums = dot_sums(args, &n_tables);
@@ -820,12 +791,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_detection_counts",
-    "Detection's counting and scoring loops, compiled (see _detection_counts.c).", -1, methods,
-};
-
-PyMODINIT_FUNC PyInit__detection_counts(void)
-{
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(detection, "Detection's counting and scoring loops, compiled (see detection.c).", methods, (void)0)

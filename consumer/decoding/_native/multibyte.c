@@ -33,14 +33,10 @@
  * 64 KiB and more (the processor's commit thread runs meanwhile); below that, releasing and taking
  * it back costs more than it frees.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
+#include "native.h"
 
 /* The generated indexes mark a pointer they lack with U+FFFE, which no index maps to. */
 #define NONE 0xFFFEu
-#define RELEASE_GIL_FROM 65536
 
 /* -- the indexes ---------------------------------------------------------------------------------
  * Each table is padded with NONE up to the largest pointer its decoders can compute, so a lookup
@@ -198,13 +194,10 @@ typedef struct {
 enum { DONE = 0, FAILED = 1, WIDER = 2, NO_MEMORY = -1, OVERFLOW = -2 };
 
 /* Copies a run of ASCII bytes: 8 bytes a test, the widening loop is vectorised by the compiler. */
-#define ASCII_WORD 0x8080808080808080ULL
 #define COPY_ASCII(out, in, i, o, n)                                                                 \
     do {                                                                                             \
         while ((i) + 8 <= (n)) {                                                                     \
-            uint64_t word_;                                                                          \
-            memcpy(&word_, (in) + (i), 8);                                                           \
-            if (word_ & ASCII_WORD)                                                                  \
+            if (!ascii8((in) + (i)))                                                                 \
                 break;                                                                               \
             for (int k_ = 0; k_ < 8; k_++)                                                           \
                 (out)[(o) + k_] = (in)[(i) + k_];                                                    \
@@ -766,32 +759,25 @@ static PyObject *to_str(PyObject *text, const Sink *s)
 /* The decoder's run, without the GIL from RELEASE_GIL_FROM bytes: nobody else holds the str yet. */
 static int decode_unlocked(Decoder decoder, const unsigned char *in, Py_ssize_t n, int fatal, Sink *sink)
 {
-    int status;
-    if (n >= RELEASE_GIL_FROM) {
-        Py_BEGIN_ALLOW_THREADS
-        status = decoder(in, n, fatal, sink);
-        Py_END_ALLOW_THREADS
-    } else {
-        status = decoder(in, n, fatal, sink);
-    }
+    PyThreadState *saved = release_gil(n);
+    int status = decoder(in, n, fatal, sink);
+    take_gil(saved);
     return status;
 }
 
 static PyObject *run(PyObject *const *args, Py_ssize_t nargs, Decoder decoder, int iso_2022_jp)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "expected (data, fatal)");
+    int fatal;
+    if (!expect_arguments(nargs, 2, "(data, fatal)"))
         return NULL;
-    }
     if (!configured) {
         PyErr_SetString(PyExc_RuntimeError, "configure() has not run");
         return NULL;
     }
-    int fatal = PyObject_IsTrue(args[1]);
-    if (fatal < 0)
+    if (!get_flag(args[1], &fatal))
         return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(args[0], &view))
         return NULL;
     const unsigned char *in = view.buf;
     Py_ssize_t n = view.len;
@@ -840,7 +826,7 @@ static PyObject *run(PyObject *const *args, Py_ssize_t nargs, Decoder decoder, i
         else if (status == NO_MEMORY)
             PyErr_NoMemory();
         else
-            PyErr_SetString(PyExc_SystemError, "_multibyte: output bound exceeded (a bug: please report the input)");
+            PyErr_SetString(PyExc_SystemError, "multibyte: output bound exceeded (a bug: please report the input)");
     }
     return result;
 }
@@ -875,13 +861,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_multibyte",
-    "The Encoding Standard's legacy multi-byte decoders, compiled (see _multibyte.c).", -1, methods,
-};
-
-PyMODINIT_FUNC PyInit__multibyte(void)
-{
-    build_arithmetic();
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(multibyte, "The Encoding Standard's legacy multi-byte decoders, compiled (see multibyte.c).", methods, build_arithmetic())

@@ -1,4 +1,4 @@
-# Types of detection's compiled loops (_detection_counts.c); detection.py keeps the reference of each.
+# Types of detection's compiled loops (detection.c); detection.py keeps the reference of each.
 import codecs
 from array import array
 from collections.abc import Callable, Sequence

@@ -16,8 +16,7 @@
  * lead needs, each U+0080-U+00BF (C2 80-BF) or one of windows-1252's characters for 0x80-0x9F.  As
  * the regex's finditer, a match is skipped whole (strong or not) and a failed start is left by one byte.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "native.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -218,15 +217,11 @@ static void strong_sequences(const unsigned char *data, Py_ssize_t n, Py_ssize_t
 static PyObject *py_strong_sequences(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "strong_sequences expected 2 arguments, got %zd", nargs);
-        return NULL;
-    }
-    Py_ssize_t end = PyLong_AsSsize_t(args[1]);
-    if (end == -1 && PyErr_Occurred())
+    Py_ssize_t end;
+    if (!expect_arguments(nargs, 2, "strong_sequences(utf8, end)") || !get_index(args[1], &end))
         return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(args[0], &view))
         return NULL;
     if (end < 0 || end > view.len) {
         PyBuffer_Release(&view);
@@ -245,12 +240,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_mojibake_scan", "Mojibake's strong sequences counted in one pass (see _mojibake_scan.c).",
-    -1, methods,
-};
-
-PyMODINIT_FUNC PyInit__mojibake_scan(void)
-{
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(mojibake, "Mojibake's strong sequences counted in one pass (see mojibake.c).", methods, (void)0)

@@ -16,21 +16,9 @@
  * 64 KiB.  tests/decoding/codecs/test_codecs_single_byte_compiled.py checks it equal to the
  * reference over all 256 bytes of every encoding and over generated inputs.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
+#include "native.h"
 
-#define RELEASE_GIL_FROM 65536
 #define UNMAPPED 0xFFFE
-#define HIGH_BITS 0x8080808080808080ULL
-
-static inline uint64_t load64(const unsigned char *p)
-{
-    uint64_t word;
-    memcpy(&word, p, 8);
-    return word;
-}
 
 /* Whether a byte's code point is 0x100 or more (an unmapped byte's 0xFFFE included): the str is
  * then UCS-2, and the scan stops there, since the write pass meets every byte anyway.  Else the
@@ -40,7 +28,7 @@ static unsigned scan(const unsigned char *in, Py_ssize_t n, const uint16_t *tabl
     unsigned bits = 0;
     Py_ssize_t k = 0;
     while (k < n) {
-        if (k + 8 <= n && !(load64(in + k) & HIGH_BITS)) {
+        if (k + 8 <= n && ascii8(in + k)) {
             k += 8;
             continue;
         }
@@ -58,7 +46,7 @@ static void write_ucs1(const unsigned char *in, Py_ssize_t n, const uint16_t *ta
 {
     Py_ssize_t k = 0;
     while (k < n) {
-        if (k + 8 <= n && !(load64(in + k) & HIGH_BITS)) {
+        if (k + 8 <= n && ascii8(in + k)) {
             memcpy(out + k, in + k, 8);
             k += 8;
             continue;
@@ -82,7 +70,7 @@ static Py_ssize_t write_ucs2(const unsigned char *in, Py_ssize_t n, const uint16
     Py_ssize_t errors = 0;
     Py_ssize_t k = 0;
     while (k < n) {
-        if (k + 8 <= n && !(load64(in + k) & HIGH_BITS)) {
+        if (k + 8 <= n && ascii8(in + k)) {
             for (int j = 0; j < 8; j++)
                 out[k + j] = in[k + j];
             k += 8;
@@ -100,47 +88,39 @@ static Py_ssize_t write_ucs2(const unsigned char *in, Py_ssize_t n, const uint16
 static PyObject *decode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "expected (table, data, fatal)");
-        return NULL;
-    }
-    int fatal = PyObject_IsTrue(args[2]);
-    if (fatal < 0)
+    int fatal;
+    if (!expect_arguments(nargs, 3, "(table, data, fatal)") || !get_flag(args[2], &fatal))
         return NULL;
     Py_buffer table_view, view;
-    if (PyObject_GetBuffer(args[0], &table_view, PyBUF_SIMPLE) < 0)
+    if (!get_bytes(args[0], &table_view))
         return NULL;
     if (table_view.len != 256 * sizeof(uint16_t)) {
         PyBuffer_Release(&table_view);
         PyErr_SetString(PyExc_ValueError, "table must hold 256 16-bit code points");
         return NULL;
     }
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0) {
+    if (!get_bytes(args[1], &view)) {
         PyBuffer_Release(&table_view);
         return NULL;
     }
     const uint16_t *table = table_view.buf;
     const unsigned char *in = view.buf;
     Py_ssize_t n = view.len;
-    int release = n >= RELEASE_GIL_FROM;
     PyObject *result = NULL;
-    unsigned bits;
-    PyThreadState *save = release ? PyEval_SaveThread() : NULL;
-    bits = scan(in, n, table);
-    if (save)
-        PyEval_RestoreThread(save);
+    PyThreadState *saved = release_gil(n);
+    unsigned bits = scan(in, n, table);
+    take_gil(saved);
     PyObject *text = PyUnicode_New(n, bits < 0x80 ? 0x7F : bits < 0x100 ? 0xFF : 0xFFFF);
     if (text == NULL)
         goto done;
     Py_ssize_t errors = 0;
     /* Nobody else holds the str yet: it can be written without the GIL. */
-    save = release ? PyEval_SaveThread() : NULL;
+    saved = release_gil(n);
     if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
         write_ucs1(in, n, table, PyUnicode_1BYTE_DATA(text));
     else
         errors = write_ucs2(in, n, table, PyUnicode_2BYTE_DATA(text));
-    if (save)
-        PyEval_RestoreThread(save);
+    take_gil(saved);
     if (errors && fatal) {
         Py_DECREF(text);
         result = Py_NewRef(Py_None);
@@ -160,12 +140,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_single_byte", "The single-byte decoder with an ASCII fast path (see _single_byte.c).",
-    -1, methods,
-};
-
-PyMODINIT_FUNC PyInit__single_byte(void)
-{
-    return PyModule_Create(&module_def);
-}
+NATIVE_MODULE(single_byte, "The single-byte decoder with an ASCII fast path (see single_byte.c).", methods, (void)0)

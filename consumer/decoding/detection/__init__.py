@@ -1,0 +1,561 @@
+"""Encoding detection for bodies that declare nothing and are not UTF-8.
+
+Implements the HTML Standard's optional autodetection step of "determining the
+character encoding" ("the user agent may attempt to autodetect the character
+encoding from applying frequency analysis or other algorithms to the data
+stream", https://html.spec.whatwg.org/multipage/parsing.html#determining-the-character-encoding),
+the way Firefox's chardetng and Chromium's CED do it: the URL's top-level
+domain is a prior, not an override, and windows-1252 is the fallback.
+
+How a guess is made (``detect``):
+
+1. Only ``MAX_EXAMINED`` bytes are looked at: the first ones, or, when the
+   first half of them is all ASCII, those from just before the body's first
+   non-ASCII byte (``_evidence_start``).  No high byte there:
+   ISO-2022-JP if its escape sequences occur, else the TLD's (or the default)
+   encoding, since every ASCII-compatible encoding gives the same text.
+2. A window of ``WINDOW`` bytes from the first non-ASCII byte (grown up to
+   ``MAX_EXAMINED`` while it holds fewer than ``MIN_HIGH_BYTES`` high bytes)
+   is scored under every candidate encoding.  Multi-byte candidates must decode
+   it strictly (chardetng likewise disqualifies an encoding on its first
+   malformed sequence), but for an incomplete sequence at its very end: a
+   character cut by the window's end or by the body's (crawlers truncate bodies
+   at a size limit) is no evidence against the encoding, and Chromium's CED
+   shows such a page in it with one U+FFFD at the end.  The score is the log-likelihood of the window's
+   non-ASCII characters under a unigram model of each language written in that
+   encoding, best language wins (a non-Latin capital scored as its small
+   letter); plus a log prior for the encoding and a bonus when the TLD names
+   it; minus penalties for neighbours a unigram model cannot see
+   (``_neighbour_penalty``): a non-Latin letter that touches an ASCII letter
+   (French "château" read as windows-1251 is "chвteau"), a capital after a
+   small letter, a final form inside a word, a combining mark after a space,
+   and the cost of a capital once a word.
+   Single-byte candidates score from one byte histogram and 128-entry tables,
+   so no per-byte loop runs per candidate.
+3. Single-byte candidates close to the best are then compared on the rest
+   of the examined prefix, counting only the bytes where they differ.
+4. Confidence is the softmax share of the candidates that decode the window to
+   the same text as the winner, times how plausible the winner's text is.
+
+Work is bounded: at most 64 KiB are examined, one histogram of the window is
+taken (and one of the rest of the examined bytes, when single-byte candidates
+are close) and at most 6 multi-byte strict decodes run (of the same window).
+A 4 KiB window of a non-Latin text holds thousands of letters, far more than a
+unigram model needs; 64 KiB bounds the growth for mostly-ASCII pages, whose few
+accented letters are then still counted (a page with fewer non-ASCII bytes than
+that in its first 64 KiB decodes nearly alike under every candidate anyway).
+
+Three modules beside this one, as the prescan has its tiers:
+
+* ``model.py``: the candidates, priors and TLD hints, and the character model
+  laid out as the tables the loops read;
+* ``reference.py``: the counting loops as Python reads them, the reference (the
+  window's histograms, the best dot product of a histogram with each
+  encoding's language tables, the count and position of high bytes, the
+  squeezing of the window for the multi-byte candidates, the check for
+  gb18030's four-byte sequences, the script-mixing and neighbour pairs, the
+  character likelihood of a multi-byte reading, the confidence's softmax, the
+  candidates' strict decodes);
+* ``loops.py``: each loop bound once, to ``../_native/detection.c``'s where the
+  extension was built (``COMPILED``), else to the reference: the same answers
+  to the last bit (tests/decoding/detection/test_compiled.py), linear in the
+  input either way.
+
+The character model's counts (``..detection_data``) come from Faker text; see
+``consumer/decoding/build_detection_model.py`` for what it is trained on and how the
+evaluation corpus is kept apart from it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..codecs import decode_bytes
+from ..codecs.iso_2022_jp import SWITCHING_ESCAPE
+from ..data.whatwg import SINGLE_BYTE
+from ..hosts import tld_of
+from . import loops
+from .model import (
+    _ALL_TABLES,
+    _CAPITAL_EXCESS,
+    _CAPITAL_SIGNS,
+    _CAPITALS_ALLOWED,
+    _CHARACTER_LOGP,
+    _DECODER_CLASSES,
+    _INCREMENTAL_DECODERS,
+    _LANGUAGE_COUNTS,
+    _LOGP_MIXED_SCRIPT,
+    _MIXING_CLASSES,
+    _MULTI_BYTE,
+    _MULTI_BYTE_BUT_GB18030,
+    _PAIR_CLASSES,
+    _PAIR_WEIGHTS,
+    _PRIOR,
+    _SINGLE_BYTE_INDEX,
+    _SINGLE_BYTE_TABLES,
+    _UNSEEN,
+    LANGUAGES,
+    TLD_BONUS,
+    TLD_HINTS,
+    _memo,
+)
+from .reference import Histogram, reference_text_likelihood
+
+#: Whether the counting loops run compiled (``loops.py`` binds them; else the reference's, same answers).
+COMPILED = loops.COMPILED
+
+#: Bytes of the body examined at most (see the module docstring).
+MAX_EXAMINED = 64 * 1024
+#: Bytes scored from the first non-ASCII byte on, before growing.
+WINDOW = 4 * 1024
+#: A window with fewer high bytes than this grows (up to MAX_EXAMINED).
+MIN_HIGH_BYTES = 256
+#: Bytes of the window checked for script mixing (bounds that check's cost).
+MIXING_SAMPLE = 8 * 1024
+#: Single-byte candidates this close (nats) to the best are compared on the whole examined prefix.
+REFINE_MARGIN = 20.0
+#: The browsers' default where nothing is declared and nothing better is known (the resolution's last step).
+DEFAULT_ENCODING = "windows-1252"
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """A detector's guess: a WHATWG encoding name and a confidence in [0, 1]."""
+
+    encoding: str
+    confidence: float
+
+
+#: ASCII bytes kept before the first non-ASCII one when the examined bytes start further in.
+_CONTEXT_BYTES = 256
+
+
+def detect(body: bytes, tld: str | None = None) -> Detection:
+    """Guess the encoding of an undeclared, non-UTF-8 *body*; *tld* is the URL's top-level domain.
+
+    Returns a WHATWG encoding name and a confidence in [0, 1].  Pure (its only
+    state is a memo of per-character log-probabilities, bounded by the number
+    of characters the candidate codecs can produce), bounded (examines at most
+    ``MAX_EXAMINED`` bytes) and never raises: a failure of the heuristics
+    themselves falls back to the TLD's or the browser default with confidence 0.
+
+    Use it only for a body that declares nothing usable and is not valid UTF-8;
+    note that ISO-2022-JP is 7-bit, so a caller that takes valid UTF-8 first
+    never asks about it.
+    """
+    hint = tld_of(tld)
+    try:
+        start, first_high = _evidence_start(body)
+        return _detect(bytes(body[start : start + MAX_EXAMINED]), first_high - start, hint)
+    except Exception:  # noqa: BLE001 - a detector must not take the page down; the default is what browsers use
+        return Detection(_fallback(hint), 0.0)
+
+
+def _evidence_start(body: bytes) -> tuple[int, int]:
+    """Where the examined bytes start: the body's start, or a little before its first non-ASCII byte; and that byte.
+
+    The second is -1 when *body* has no non-ASCII byte, else the first one's
+    index, which then lies among the examined bytes.
+
+    Every candidate decodes ASCII alike, so an all-ASCII prefix carries no
+    evidence: a page whose first letters beyond ASCII follow 64 KiB of inline
+    script, CSS or comments would otherwise be judged on ASCII alone.  When the
+    first half of the window holds no non-ASCII byte, the window starts
+    ``_CONTEXT_BYTES`` before the first one (the search runs once, in C, eight
+    bytes a step, linear in the body).  Every byte before that one is ASCII,
+    hence a whole character in every candidate but ISO-2022-JP (7-bit, and then
+    there is no non-ASCII byte): the window starts on a character boundary.
+    """
+    first_high = loops.first_high_byte(body)
+    if first_high < MAX_EXAMINED // 2:  # none (-1) too
+        return 0, first_high
+    return first_high - _CONTEXT_BYTES, first_high
+
+
+def non_ascii_bytes(body: bytes) -> int:
+    """The non-ASCII bytes among *body*'s first ``MAX_EXAMINED``: how much a guess can go on, at most."""
+    return sum(loops.high_byte_counts(body[:MAX_EXAMINED]))
+
+
+def _fallback(hint: str | None) -> str:
+    return TLD_HINTS.get(hint, (DEFAULT_ENCODING,))[0] if hint else DEFAULT_ENCODING
+
+
+def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -> tuple[str, ...]:
+    """The detector's leading candidates for *body*, best first: those scoring within *margin* nats of the best.
+
+    ``detect`` answers with the winner alone; a tool that tries several
+    encodings on a host's pages (``overrides suggest``) asks for the runners-up
+    this close to it, the ones a few more letters could have made the winner.
+    A body without a non-ASCII byte has one candidate, ``detect``'s.  Scores of
+    candidates past the leaders skip the neighbour penalty (upper bounds,
+    as ``_penalise_neighbours`` says), so the list may hold one too many.
+    """
+    try:
+        start, first_high = _evidence_start(body)
+        scored = _scored(bytes(body[start : start + MAX_EXAMINED]), first_high - start, tld_of(tld))
+    except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
+        return (detect(body, tld).encoding,)
+    if scored is None:
+        return (detect(body, tld).encoding,)
+    scores = scored[0]
+    best = max(scores.values())
+    return tuple(e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin)
+
+
+class Scores(NamedTuple):
+    """Every viable candidate's score over the detector's window, as ``detect`` weighs them (``scores``)."""
+
+    #: Candidate encoding -> log-likelihood of the window's non-ASCII characters under its best language,
+    #: plus its prior and TLD bonus, minus the neighbour penalty, script mixing included (``_penalise_neighbours``):
+    #: of the leaders by score, of the leaders by likelihood, and of any encoding ``likelihood`` was asked about;
+    #: the others' are upper bounds.  A multi-byte candidate whose scoring codec fails on the window is absent.
+    scores: dict[str, float]
+    #: The same without prior and TLD bonus: how well each reading reads as text of its best language, alone.
+    #: Its largest is net of its penalty: the penalty only lowers, and candidates are penalised by likelihood
+    #: until none unpenalised could beat the best penalised one.
+    likelihoods: dict[str, float]
+    #: The non-ASCII bytes of the window the scores are taken over.
+    non_ascii: int
+    window: bytes
+    hint: str | None
+    texts: dict[str, str]
+    histogram: Histogram
+    #: The single-byte candidates whose neighbour penalty is in their score and likelihood.
+    penalised: set[str]
+
+    def likelihood(self, encoding: str) -> float | None:
+        """*encoding*'s likelihood (net of its neighbour penalty); for a multi-byte candidate its scoring codec
+        refused, its likelihood from the Encoding Standard's decoder (more permissive: the WHATWG GBK decoder is
+        gb18030's), None if that fails."""
+        if encoding in self.likelihoods:
+            if encoding in _PAIR_CLASSES and encoding not in self.penalised:
+                evidence = (self.window[:MIXING_SAMPLE], self.histogram)
+                _penalise(encoding, self.scores, self.likelihoods, evidence, self.penalised)
+            return self.likelihoods[encoding]
+        if encoding not in _MULTI_BYTE:
+            return None
+        text = _whatwg_decodes(self.window, encoding)
+        if text is None:
+            return None
+        self.texts[encoding] = text
+        return max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
+
+    def differing(self, first: str, second: str) -> int:
+        """How many of the window's non-ASCII characters the two candidates read differently: for two
+        single-byte encodings the bytes they map apart; with a multi-byte one, every non-ASCII character of
+        its reading (the fewer, when both are multi-byte)."""
+        order, counts = self.histogram
+        if _decodes_alike(first, second, self.texts, order):
+            return 0
+        if first in self.texts or second in self.texts:
+            readings = [self.texts[encoding] for encoding in (first, second) if encoding in self.texts]
+            return min(len(text) - len(text.encode("ascii", "ignore")) for text in readings)
+        apart = _differing_bytes(first, second)
+        return sum(count for byte, count in zip(order, counts, strict=True) if byte in apart)
+
+
+def scores(
+    body: bytes,
+    tld: str | None = None,
+    *,
+    examined: int = MAX_EXAMINED,
+    window: int = WINDOW,
+    min_high_bytes: int = MIN_HIGH_BYTES,
+) -> Scores | None:
+    """Every candidate's score for *body* (``Scores``), or None when its examined bytes have no non-ASCII byte.
+
+    ``detect`` answers with the best of these alone; a caller that weighs a declared encoding against the
+    evidence (``contradiction.doubted``) reads them all, and may look at less than ``detect`` does: at most
+    *examined* bytes, a *window* grown while it holds fewer than *min_high_bytes* high bytes.  Bounded as
+    ``detect`` is; never raises (None).
+    """
+    hint = tld_of(tld)
+    try:
+        start, first_high = _evidence_start(body)
+        head = bytes(body[start : start + examined])
+        scored = _scored(head, first_high - start, hint, window, min_high_bytes)
+    except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
+        return None
+    if scored is None:
+        return None
+    candidates, likelihoods, texts, histogram, penalised = scored
+    window_bytes = _window(head, first_high - start, window, min_high_bytes)
+    evidence = (window_bytes[:MIXING_SAMPLE], histogram)
+    _penalise_neighbours(likelihoods, candidates, evidence, penalised)  # the leaders by likelihood
+    return Scores(candidates, likelihoods, sum(histogram[1]), window_bytes, hint, dict(texts), histogram, penalised)
+
+
+def _whatwg_decodes(window: bytes, encoding: str) -> str | None:
+    """*window* decoded by the Encoding Standard's *encoding* decoder, but for a character cut at its end; or None."""
+    text, replacements = decode_bytes(encoding, window)
+    if replacements and text.endswith("\ufffd"):
+        text, replacements = text[:-1], replacements - 1  # a character cut by the window's end
+    return None if replacements else text
+
+
+def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
+    scored = _scored(head, first_high, hint)
+    if scored is None:
+        if SWITCHING_ESCAPE.search(head):
+            return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
+        return Detection(_fallback(hint), 1.0)
+    scores, likelihoods, texts, histogram, _ = scored
+    winner = max(scores, key=scores.__getitem__)
+    return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, histogram))
+
+
+#: The window's high bytes: the distinct ones in order of first occurrence, and how often each occurs.
+
+
+def _scored(
+    head: bytes, first_high: int, hint: str | None, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES
+) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str]] | None:
+    """Every viable candidate's score (and what confidence needs, and which scores are net of their neighbour
+    penalty); None when *head* has no non-ASCII byte.
+
+    *first_high* is the index of *head*'s first non-ASCII byte (-1: none), as ``_evidence_start`` found it."""
+    if first_high < 0:
+        return None
+    window = _window(head, first_high, size, min_high_bytes)
+    histogram = loops.high_bytes(window)
+    likelihoods, texts, languages = _likelihoods(window, histogram)
+    scores = _with_priors(likelihoods, hint)
+    _count_beyond_window(scores, languages, head, first_high + len(window))
+    penalised: set[str] = set()
+    _penalise_neighbours(scores, likelihoods, (window[:MIXING_SAMPLE], histogram), penalised)
+    return scores, likelihoods, texts, histogram, penalised
+
+
+def _window(head: bytes, start: int, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES) -> bytes:
+    """The bytes scored: *size* bytes from *start*, doubled while they hold fewer than *min_high_bytes* high ones."""
+    high = loops.high_byte_count(head[start : start + size])
+    while start + size < len(head) and high < min_high_bytes:
+        high += loops.high_byte_count(head[start + size : start + 2 * size])  # the added half
+        size *= 2
+    return head[start : start + size]
+
+
+def _likelihoods(window: bytes, histogram: Histogram) -> tuple[dict[str, float], dict[str, str], bytes]:
+    """Every viable candidate's log-likelihood of the window, the text of each
+    multi-byte one, and each single-byte one's best language (its index in
+    ``LANGUAGES[encoding]``, in ``_SINGLE_BYTE_TABLES``' order).
+
+    Multi-byte candidates decode the window squeezed (``squeeze``: each run of
+    ASCII bytes cut to its first two bytes, but for the last three bytes, where
+    an incomplete sequence is no error and gb18030 waits for four bytes before
+    it judges them).  The first ASCII byte after a
+    non-ASCII one may be a trail byte (GBK, Big5 and Shift_JIS take 0x40-0x7E;
+    gb18030's four-byte sequences have a digit second and fourth, so a second
+    ASCII byte there is an error), but after two every candidate is in its
+    initial state (or has failed), so the rest of the run is ASCII characters
+    in all of them: the squeezed window decodes without error exactly when the
+    window does, to the same non-ASCII characters in the same order, and holds
+    the same four-byte gb18030 sequences (tests/decoding/detection/test_squeeze.py).  A mostly-ASCII window
+    grown to 64 KiB shrinks to a few KiB for the codecs, which read ASCII slowly.
+    """
+    # Every single-byte candidate's best language: its likelihood and which it is.
+    sums, languages = loops.best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)
+    scores = dict(zip(_SINGLE_BYTE_TABLES, sums, strict=True))
+    texts: dict[str, str] = {}
+    squeezed = loops.squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
+    # Without a four-byte sequence gb18030 decodes as GBK does, if at all: GBK, the usual name, stands for both.
+    candidates = _MULTI_BYTE if loops.four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
+    for encoding, text in zip(candidates, loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates]), strict=True):
+        if text is None:  # as _decodes: strictly, but for an incomplete sequence at the end
+            continue
+        texts[encoding] = text
+        scores[encoding] = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
+    if squeezed is not window and len(set(texts.values())) < len(texts):
+        # Two candidates read the squeezed window alike: whether they read the window alike is
+        # told by its whole texts (confidence compares them), decoded now.
+        texts = {encoding: _decodes(window, encoding) or "" for encoding in texts}
+    return scores, texts, languages
+
+
+def _count_beyond_window(scores: dict[str, float], languages: bytes, head: bytes, end: int) -> None:
+    """Add the evidence of *head*'s bytes from *end* (the window's) where the leading single-byte candidates differ.
+
+    The window settles the script and the language; encodings of one script
+    that differ in a few positions only (windows-1253 and ISO-8859-7 at Ά,
+    windows-1250 and ISO-8859-2 at š) tie on a window without those bytes, so
+    for the candidates within ``REFINE_MARGIN`` of the best, the bytes where
+    they differ are counted in the rest of the examined prefix (one histogram
+    of its high bytes; each candidate keeps its window's best language, *languages*).
+    """
+    if end >= len(head):
+        return
+    best = max(scores.values())
+    group = [encoding for encoding in _SINGLE_BYTE_TABLES if scores[encoding] >= best - REFINE_MARGIN]
+    if len(group) < 2:
+        return
+    differing = 0  # where some candidate of the group differs from the first, as a bit mask
+    for encoding in group[1:]:
+        differing |= _differences(group[0], encoding)
+    tables = {encoding: _SINGLE_BYTE_TABLES[encoding][languages[_SINGLE_BYTE_INDEX[encoding]]] for encoding in group}
+    counts = loops.high_byte_counts(head[end:])
+    for index in _set_bits(differing):
+        extra = counts[index]
+        if extra:
+            for encoding in group:
+                scores[encoding] += extra * tables[encoding][index]
+
+
+def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, float]:
+    """Each likelihood plus its encoding's prior and, when the TLD names it, the TLD bonus."""
+    scores = {encoding: value + _PRIOR[encoding] for encoding, value in likelihoods.items()}
+    for rank, encoding in enumerate(TLD_HINTS.get(hint, ()) if hint else ()):
+        if encoding in scores:
+            scores[encoding] += TLD_BONUS - 0.5 * rank
+    return scores
+
+
+def _penalise_neighbours(
+    ranking: dict[str, float], other: dict[str, float], evidence: tuple[bytes, Histogram], penalised: set[str]
+) -> None:
+    """Lower the leading single-byte values of *ranking* (scores, or likelihoods) and the same candidates' in
+    *other* by their penalties for implausible neighbours; *penalised* holds those lowered already, and gains
+    those lowered now.
+
+    A penalty only lowers a value, so candidates are visited best first and the
+    visit stops at the first whose unpenalised value cannot beat the best
+    penalised one: usually after one to three.  The values of candidates never
+    visited stay upper bounds, which only matters to confidence, negligibly.
+    """
+    best = -math.inf
+    for encoding in sorted(ranking, key=ranking.__getitem__, reverse=True):
+        if ranking[encoding] <= best:
+            return
+        if encoding in _PAIR_CLASSES and encoding not in penalised:
+            _penalise(encoding, ranking, other, evidence, penalised)
+        best = max(best, ranking[encoding])
+
+
+def _penalise(
+    encoding: str, one: dict[str, float], other: dict[str, float], evidence: tuple[bytes, Histogram], done: set[str]
+) -> None:
+    """Lower *encoding*'s value in both dicts by its neighbour penalty over *evidence* (the window's first
+    ``MIXING_SAMPLE`` bytes and its histogram), and note it in *done*."""
+    sample, (order, counts) = evidence
+    penalty = _neighbour_penalty(encoding, sample)
+    capitals = loops.best_dot_products(order, counts, _CAPITAL_SIGNS[encoding], b"\x01")[0][0] - _CAPITALS_ALLOWED
+    if capitals > 0:
+        penalty += _CAPITAL_EXCESS * capitals
+    one[encoding] += penalty
+    other[encoding] += penalty
+    done.add(encoding)
+
+
+def _neighbour_penalty(encoding: str, sample: bytes) -> float:
+    """Log-penalty for what a unigram model cannot see: characters next to neighbours they never have.
+
+    Script mixing (French "château" read as windows-1251 is "chвteau", a
+    Cyrillic letter inside a Latin word; chardetng penalises the same), and
+    (``_PAIR_WEIGHTS``) a capital after a small letter ("прЯмо": x-mac-cyrillic's я
+    read as windows-1251), a Hebrew final letter or a Greek final sigma inside
+    a word (Bulgarian read as windows-1255 puts ם, ן, ך where н, п, к start
+    words), a combining mark after a space (windows-1251 capitals read as
+    windows-1255 points), a closing sign glued to the next letter; and, since
+    the tables score a capital as its small letter (``_folded_logp``), the
+    cost of starting a word with a capital: all-capitals Greek pays once a
+    word, not once a letter.  Counted over the sample's bytes as classes
+    (``mixed_pairs``, ``pair_sum``).
+    """
+    penalty = loops.pair_sum(sample, _PAIR_CLASSES[encoding], _PAIR_WEIGHTS)
+    mixing = _MIXING_CLASSES.get(encoding)
+    if mixing is not None:
+        penalty += _LOGP_MIXED_SCRIPT * loops.mixed_pairs(sample, mixing)
+    return penalty
+
+
+def _decodes(data: bytes, encoding: str) -> str | None:
+    """*data* strictly decoded but for an incomplete sequence at its end (left out), or None.
+
+    The examined bytes end where the window or the body does: a character cut
+    there, by the window or by a crawler's size limit, is not a malformed one.
+    """
+    try:
+        return _INCREMENTAL_DECODERS[encoding]("strict").decode(data, final=False)
+    except UnicodeDecodeError:
+        return None
+
+
+def _text_likelihood(text: str, language: str) -> float:
+    """The log-likelihood of *text*'s non-ASCII characters under *language*'s model."""
+    if loops.COMPILED:
+        return loops.compiled_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language], _memo(language))
+    return reference_text_likelihood(text, _CHARACTER_LOGP[language], _UNSEEN[language])
+
+
+def _confidence(
+    winner: str, scores: dict[str, float], likelihood: float, texts: dict[str, str], histogram: Histogram
+) -> float:
+    """Softmax share of the candidates decoding like the winner, times the winner's plausibility.
+
+    *histogram* counts the window's high bytes (the window's histogram, not a second pass over them)."""
+    order, counts = histogram
+    share = 0.0
+    candidates = list(scores)
+    total, indexes, weights = loops.softmax_weights(list(scores.values()), scores[winner])
+    for index, weight in zip(indexes, weights, strict=True):
+        encoding = candidates[index]
+        if encoding == winner:
+            share += weight
+            continue
+        if _decodes_alike(winner, encoding, texts, order):
+            share += weight
+    # Natural text costs 1.5-4.5 nats per non-ASCII byte under its own model (the
+    # held-out corpus); uniformly random bytes cost about 8.4 under the best candidate.
+    per_byte = likelihood / max(1, sum(counts))
+    plausibility = min(1.0, max(0.0, (per_byte + 9.0) / 4.0))
+    return round(min(1.0, max(0.0, share / total * plausibility)), 4)
+
+
+def _decodes_alike(first: str, second: str, texts: dict[str, str], present: bytes) -> bool:
+    """Whether two candidates decode the window to the same text (*present*: its distinct high bytes)."""
+    if first in texts or second in texts:
+        return texts.get(first) == texts.get(second)
+    return len(present.translate(None, _differing_bytes(first, second))) == len(present)  # none of them removed
+
+
+@functools.cache
+def _differing_bytes(one: str, other: str) -> bytes:
+    """The high bytes two single-byte encodings map differently (``_differences`` as bytes)."""
+    return bytes(0x80 + index for index in _set_bits(_differences(one, other)))
+
+
+@functools.cache
+def _set_bits(mask: int) -> tuple[int, ...]:
+    """The indexes of *mask*'s set bits, ascending."""
+    return tuple(index for index in range(mask.bit_length()) if mask >> index & 1)
+
+
+@functools.cache
+def _differences(one: str, other: str) -> int:
+    """Where two single-byte encodings map a high byte differently: bit i for byte 0x80 + i."""
+    pairs = zip(SINGLE_BYTE[one], SINGLE_BYTE[other], strict=True)
+    return sum(1 << index for index, (a, b) in enumerate(pairs) if a != b)
+
+
+__all__ = [
+    "COMPILED",
+    "DEFAULT_ENCODING",
+    "LANGUAGES",
+    "MAX_EXAMINED",
+    "MIN_HIGH_BYTES",
+    "MIXING_SAMPLE",
+    "REFINE_MARGIN",
+    "TLD_BONUS",
+    "TLD_HINTS",
+    "WINDOW",
+    "Detection",
+    "Histogram",
+    "Scores",
+    "detect",
+    "non_ascii_bytes",
+    "ranked",
+    "scores",
+]
