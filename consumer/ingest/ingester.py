@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, BinaryIO, NoReturn
 
 from confluent_kafka import KafkaError, KafkaException, Producer
@@ -52,7 +51,7 @@ from .from_warc import Malformed, convert
 from .progress import Progress
 from .raw_response import record_key
 from .source import Source, open_source
-from .tally import MalformedRecord, Tally
+from .tally import MalformedRecord, RecordCounts, Tally
 from .warc import MALFORMED, RESPONSE, WARCINFO, Entry, one_stream, warc_fields
 from .warc_fast import entries
 
@@ -203,29 +202,11 @@ class Ingester:
 
 
 @dataclass
-class _Batch:
-    """What the open transaction holds, merged into the run's tally once it commits."""
+class _Batch(RecordCounts):
+    """What the open transaction holds, added to the run's tally once it commits."""
 
-    kinds: Counter[str] = field(default_factory=Counter)
-    written: int = 0
-    cut: int = 0
-    coding_kept: int = 0
-    dates_unread: int = 0
-    digest_mismatches: int = 0
-    library_warnings: int = 0
     bytes: int = 0
     entries: int = 0
-    malformed: list[MalformedRecord] = field(default_factory=list)
-
-    def merge_into(self, tally: Tally) -> None:
-        tally.kinds.update(self.kinds)
-        tally.written += self.written
-        tally.cut += self.cut
-        tally.coding_kept += self.coding_kept
-        tally.dates_unread += self.dates_unread
-        tally.digest_mismatches += self.digest_mismatches
-        tally.library_warnings += self.library_warnings
-        tally.malformed.extend(self.malformed)
 
 
 class _InputRun:
@@ -382,7 +363,7 @@ class _InputRun:
                     self._transaction_failed(exc)
         self.in_transaction = False
         self.committed = checkpoint
-        batch.merge_into(self.ingester.tally)
+        self.ingester.tally.add(batch)
         self.ingester.tally.bytes_read += batch.bytes
 
     def _transaction_failed(self, exc: KafkaException) -> NoReturn:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .warc import KINDS, MALFORMED, RESPONSE
 
@@ -19,7 +19,9 @@ class MalformedRecord:
 
 
 @dataclass
-class Tally:
+class RecordCounts:
+    """What the records read came to: a batch's, added to the run's ``Tally`` once the batch commits."""
+
     #: Records read, by kind (``warc.KINDS``); malformed ones include HTTP blocks that did not parse.
     kinds: Counter[str] = field(default_factory=Counter)
     #: RawResponse records committed to the landing topic.
@@ -34,6 +36,23 @@ class Tally:
     digest_mismatches: int = 0
     #: Messages a library printed while a record was read (warcio's "Record not followed by newline"), logged.
     library_warnings: int = 0
+    malformed: list[MalformedRecord] = field(default_factory=list)
+
+    def add(self, other: RecordCounts) -> None:
+        """*other*'s counts added to these."""
+        self.kinds.update(other.kinds)
+        for name in _COUNTED:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.malformed.extend(other.malformed)
+
+
+_COUNTED = tuple(f.name for f in fields(RecordCounts) if f.type == "int")
+
+
+@dataclass
+class Tally(RecordCounts):
+    """The run's: its records' counts, and its inputs'."""
+
     #: Inputs gzip-compressed as one stream, read from their start record by record.
     files_one_gzip_stream: int = 0
     #: Input bytes read (the file as stored: compressed for .warc.gz).
@@ -42,7 +61,6 @@ class Tally:
     files_already_done: int = 0
     files_resumed: int = 0
     files_failed: int = 0
-    malformed: list[MalformedRecord] = field(default_factory=list)
 
     @property
     def records(self) -> int:
