@@ -180,6 +180,38 @@ def test_a_true_label_is_never_doubted(text, codec, url):
         assert decoded.text == body.decode(codec)
 
 
+# Short texts (16 to 22 non-ASCII letters) whose sibling reading swaps capitals and small letters: the
+# windows-1251 reading of KOI8-R is nearly all capitals, its words' capitals small ("ыХНБДЙКУЛЙК"), and the model
+# alone, which folds case, let it pass.  (KOI8-U reads Russian as KOI8-R does: either is the text's reading.)
+SHORT_RUSSIAN = ["Обнаружен активный сеанс", "Шумадийский округ Сербии", "Москва: Ошибка чтения"]
+
+
+@pytest.mark.parametrize("text", SHORT_RUSSIAN)
+def test_a_short_koi8_r_page_under_a_windows_1251_label_is_doubted(text):
+    body = page(text).encode("koi8_r")
+    decoded = decode(body, "text/html; charset=windows-1251", "https://www.example.com/")
+    assert decoded.doubted in ("KOI8-R", "KOI8-U") and quarantine_reason(decoded) == DECLARATION_DOUBTED
+
+
+# True pages in capitals: their rivals' readings are small letters, which the capital count must not favour.
+CAPITALS = [
+    ("ВНИМАНИЕ! ПРОВЕРКА СИСТЕМЫ ЗАВЕРШЕНА. ВСЕ ДАННЫЕ СОХРАНЕНЫ.", "cp1251", "windows-1251"),
+    ("ВНИМАНИЕ! ПРОВЕРКА СИСТЕМЫ ЗАВЕРШЕНА. ВСЕ ДАННЫЕ СОХРАНЕНЫ.", "koi8_r", "koi8-r"),
+    ("ΑΘΑΝΑΣΙΑΔΗΣ ΓΕΩΡΓΙΟΣ, ΠΑΠΑΔΟΠΟΥΛΟΣ ΝΙΚΟΛΑΟΣ: ΑΠΟΤΕΛΕΣΜΑΤΑ ΕΚΛΟΓΩΝ", "iso8859_7", "iso-8859-7"),
+    ("ΑΘΑΝΑΣΙΑΔΗΣ ΓΕΩΡΓΙΟΣ, ΠΑΠΑΔΟΠΟΥΛΟΣ ΝΙΚΟΛΑΟΣ: ΑΠΟΤΕΛΕΣΜΑΤΑ ΕΚΛΟΓΩΝ", "cp1253", "windows-1253"),
+    ("ZAŻÓŁĆ GĘŚLĄ JAŹŃ. ŚWIĘTOŚĆ, ŹDŹBŁO I ŚNIEG: POLSKIE LITERY", "cp1250", "windows-1250"),
+    ("CAFÉ CRÈME À PARIS: L’ÉTÉ DÉJÀ, NAÏVE FAÇADE, ÉLÈVE, GARÇON", "cp1252", "windows-1252"),
+]
+
+
+@pytest.mark.parametrize(("text", "codec", "label"), CAPITALS, ids=[label for _, _, label in CAPITALS])
+def test_a_true_label_on_a_page_in_capitals_is_never_doubted(text, codec, label):
+    body = page(text).encode(codec)
+    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.text == body.decode(codec)
+
+
 def test_too_little_evidence_is_no_doubt():
     body = page("Привет, мир").encode("cp1251")  # 9 non-ASCII bytes: a browser's reading, not doubted
     decoded = decode(body, "text/html; charset=iso-8859-1")
