@@ -8,8 +8,13 @@ encoding under its own label, and must come out exactly as written, clean and un
 import datetime as dt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from consumer.decoding import Override, OverrideMode, decode
+from consumer.decoding.codecs import decode_bytes
+from consumer.decoding.codecs.single_byte import TABLES
+from consumer.decoding.contradiction import case_of_bytes, case_of_text
 from consumer.processor.route import DECLARATION_DOUBTED, quarantine_reason
 
 from resolve_samples import meta, page
@@ -228,3 +233,18 @@ def test_a_doubted_decode_says_so_in_its_dict():
     decoded = decode(page(KOREAN).encode("cp949"), "text/html; charset=windows-1252")
     assert decoded.as_dict(include_text=False)["doubted"] == "EUC-KR"
 
+
+
+# -- the capitals the doubt counts: from the bytes of a single-byte reading, as from its text ---------------
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=64), encoding=st.sampled_from(sorted(TABLES)))
+def test_the_case_of_a_single_byte_reading_is_counted_alike_from_its_bytes(data, encoding):
+    assert case_of_bytes(data, encoding) == case_of_text(decode_bytes(encoding, data)[0])
+
+
+def test_an_inverted_word_is_a_small_letter_then_a_non_ascii_capital():
+    assert case_of_text("ыХНБДЙКУЛЙК ПЛТХЗ") == (15, True)
+    assert case_of_text("Шумадийский округ") == (1, False)
+    assert case_of_text("ВНИМАНИЕ ΑΘΑΝΑΣΙΑΔΗΣ") == (19, False)
+    assert case_of_text("iPhone McDonald") == (0, False)  # ASCII capitals are no evidence: alike in every reading
