@@ -242,7 +242,7 @@ class Scores(NamedTuple):
         if text is None:
             return None
         self.texts[encoding] = text
-        return max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
+        return _multi_byte_likelihood(text, encoding)
 
     def differing(self, first: str, second: str) -> int:
         """How many of the window's non-ASCII characters the two candidates read differently: for two
@@ -282,11 +282,77 @@ def scores(
         return None
     if scored is None:
         return None
-    candidates, likelihoods, texts, histogram, penalised = scored
-    window_bytes = _window(head, first_high - start, window, min_high_bytes)
+    candidates, likelihoods, texts, histogram, penalised, window_bytes = scored
     evidence = (window_bytes[:MIXING_SAMPLE], histogram)
     _penalise_neighbours(likelihoods, candidates, evidence, penalised)  # the leaders by likelihood
-    return Scores(candidates, likelihoods, sum(histogram[1]), window_bytes, hint, dict(texts), histogram, penalised)
+    return Scores(candidates, likelihoods, sum(histogram[1]), window_bytes, hint, texts, histogram, penalised)
+
+
+def may_be_beaten(
+    body: bytes,
+    encoding: str,
+    margin: float,
+    *,
+    examined: int = MAX_EXAMINED,
+    window: int = WINDOW,
+    min_high_bytes: int = MIN_HIGH_BYTES,
+) -> bool:
+    """Whether another candidate's likelihood may lead *encoding*'s by *margin* (> 0) nats or more in ``scores``.
+
+    False only when it cannot: ``scores(body, examined=..., window=..., min_high_bytes=...)`` is None, or
+    *encoding*'s ``likelihood`` is known and every other candidate's likelihood minus it (a float subtraction, as
+    a caller computes it) is below *margin*.  (Not at a margin of 0: a candidate whose penalty ``scores`` skips
+    may tie with *encoding*'s.)  It costs a fraction of ``scores`` (no priors, no dicts, no
+    penalty but *encoding*'s and those of the single-byte candidates whose unpenalised likelihood is within
+    reach), so a caller that acts only on a lead of *margin* (``contradiction.doubted``) asks it first.
+
+    Exact, not a heuristic: ``scores``' largest likelihood is a candidate's own, net of its penalty (its
+    docstring), and each value here is computed as ``scores`` computes it, from the same window, histogram and
+    texts (tests/decoding/detection/test_may_be_beaten.py holds the two to it).  True when unsure: *encoding*
+    a multi-byte candidate that no decoder reads the window with (its ``likelihood`` is None), or a failure of
+    the heuristics.
+    """
+    if not margin > 0:
+        raise ValueError("the margin must be positive")
+    try:
+        start, first_high = _evidence_start(body)
+        if first_high < 0:
+            return False  # scores is None
+        head = bytes(body[start : start + examined])
+        return _may_be_beaten(head, first_high - start, encoding, margin, window, min_high_bytes)
+    except Exception:  # noqa: BLE001 - unsure: the caller asks scores, which never raises
+        return True
+
+
+def _may_be_beaten(head: bytes, first_high: int, encoding: str, margin: float, size: int, min_high_bytes: int) -> bool:
+    window = _window(head, first_high, size, min_high_bytes)
+    histogram = loops.high_bytes(window)
+    evidence = (window[:MIXING_SAMPLE], histogram)
+    # The single-byte candidates' likelihoods before their penalties (which only lower them): _likelihoods' sums.
+    sums = loops.best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)[0]
+    squeezed = loops.squeeze(window) if len(window) > WINDOW else window  # as _likelihoods decodes
+    candidates = _MULTI_BYTE if loops.four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
+    texts: list[str | None] | None = None
+    index = _SINGLE_BYTE_INDEX.get(encoding)
+    if index is not None:
+        own = sums[index] + _penalty(encoding, evidence)  # what Scores.likelihood adds, in one addition
+    else:
+        texts = loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates])
+        text = texts[candidates.index(encoding)] if encoding in candidates else None
+        if text is None:  # as Scores.likelihood: the Encoding Standard's decoder, on the whole window
+            text = _whatwg_decodes(window, encoding)
+            if text is None:
+                return True
+        own = _multi_byte_likelihood(text, encoding)
+    for other, value in zip(_SINGLE_BYTE_TABLES, sums, strict=True):
+        if other != encoding and value - own >= margin and value + _penalty(other, evidence) - own >= margin:
+            return True
+    if texts is None:
+        texts = loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates])
+    for other, text in zip(candidates, texts, strict=True):
+        if other != encoding and text is not None and _multi_byte_likelihood(text, other) - own >= margin:
+            return True
+    return False
 
 
 def _whatwg_decodes(window: bytes, encoding: str) -> str | None:
@@ -303,7 +369,7 @@ def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
         if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
-    scores, likelihoods, texts, histogram, _ = scored
+    scores, likelihoods, texts, histogram, _, _ = scored
     winner = max(scores, key=scores.__getitem__)
     return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, histogram))
 
@@ -313,9 +379,9 @@ def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
 
 def _scored(
     head: bytes, first_high: int, hint: str | None, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES
-) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str]] | None:
-    """Every viable candidate's score (and what confidence needs, and which scores are net of their neighbour
-    penalty); None when *head* has no non-ASCII byte.
+) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str], bytes] | None:
+    """Every viable candidate's score (and what confidence needs, which scores are net of their neighbour
+    penalty, and the window scored); None when *head* has no non-ASCII byte.
 
     *first_high* is the index of *head*'s first non-ASCII byte (-1: none), as ``_evidence_start`` found it."""
     if first_high < 0:
@@ -327,7 +393,7 @@ def _scored(
     _count_beyond_window(scores, languages, head, first_high + len(window))
     penalised: set[str] = set()
     _penalise_neighbours(scores, likelihoods, (window[:MIXING_SAMPLE], histogram), penalised)
-    return scores, likelihoods, texts, histogram, penalised
+    return scores, likelihoods, texts, histogram, penalised, window
 
 
 def _window(head: bytes, start: int, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES) -> bytes:
@@ -368,7 +434,7 @@ def _likelihoods(window: bytes, histogram: Histogram) -> tuple[dict[str, float],
         if text is None:  # as _decodes: strictly, but for an incomplete sequence at the end
             continue
         texts[encoding] = text
-        scores[encoding] = max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
+        scores[encoding] = _multi_byte_likelihood(text, encoding)
     if squeezed is not window and len(set(texts.values())) < len(texts):
         # Two candidates read the squeezed window alike: whether they read the window alike is
         # told by its whole texts (confidence compares them), decoded now.
@@ -437,16 +503,23 @@ def _penalise_neighbours(
 def _penalise(
     encoding: str, one: dict[str, float], other: dict[str, float], evidence: tuple[bytes, Histogram], done: set[str]
 ) -> None:
-    """Lower *encoding*'s value in both dicts by its neighbour penalty over *evidence* (the window's first
-    ``MIXING_SAMPLE`` bytes and its histogram), and note it in *done*."""
+    """Lower *encoding*'s value in both dicts by its neighbour penalty over *evidence* (``_penalty``), and note it
+    in *done*."""
+    penalty = _penalty(encoding, evidence)
+    one[encoding] += penalty
+    other[encoding] += penalty
+    done.add(encoding)
+
+
+def _penalty(encoding: str, evidence: tuple[bytes, Histogram]) -> float:
+    """The single-byte *encoding*'s neighbour penalty over *evidence* (the window's first ``MIXING_SAMPLE`` bytes
+    and its histogram): ``_neighbour_penalty``, and the cost of the capitals beyond the small letters."""
     sample, (order, counts) = evidence
     penalty = _neighbour_penalty(encoding, sample)
     capitals = loops.best_dot_products(order, counts, _CAPITAL_SIGNS[encoding], b"\x01")[0][0] - _CAPITALS_ALLOWED
     if capitals > 0:
         penalty += _CAPITAL_EXCESS * capitals
-    one[encoding] += penalty
-    other[encoding] += penalty
-    done.add(encoding)
+    return penalty
 
 
 def _neighbour_penalty(encoding: str, sample: bytes) -> float:
@@ -481,6 +554,11 @@ def _decodes(data: bytes, encoding: str) -> str | None:
         return _INCREMENTAL_DECODERS[encoding]("strict").decode(data, final=False)
     except UnicodeDecodeError:
         return None
+
+
+def _multi_byte_likelihood(text: str, encoding: str) -> float:
+    """The likelihood of *text*, a multi-byte candidate's reading, under *encoding*'s best language."""
+    return max(_text_likelihood(text, language) for language in LANGUAGES[encoding])
 
 
 def _text_likelihood(text: str, language: str) -> float:
@@ -555,6 +633,7 @@ __all__ = [
     "Histogram",
     "Scores",
     "detect",
+    "may_be_beaten",
     "non_ascii_bytes",
     "ranked",
     "scores",

@@ -1,0 +1,101 @@
+"""Whether ``contradiction.doubted`` answers as a former revision's does, on bench/false_declared.py's real text.
+
+    .venv/bin/python bench/doubt_exactness.py [--against REV] [--samples 5]
+
+A change made only for speed must not move a single doubt: this runs the working tree's ``doubted`` and the one of
+*REV* (``git show``; default ``HEAD``), with *REV*'s ``consumer/decoding/detection`` beside it (as
+bench/detection_exactness.py loads it), side by side in one process.  The bodies: bench/real_text.py's segments of
+both halves, every encoding and length (N non-ASCII characters, N in 4 ... 1024), each wrapped in
+bench/false_declared.py's page, in its own encoding and in UTF-8; each asked about under every label the detection
+model has languages for (the true one, its false sibling, every other), with no TLD and with the language's ccTLD.
+Prints how many calls were compared, how many doubted, how many the current revision settled without ``scores``
+(``detection.may_be_beaten``), and every difference; exits 1 on any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent
+sys.path[:0] = [str(ROOT.parent), str(ROOT)]
+
+import real_text  # noqa: E402
+from detection_exactness import _git, former  # noqa: E402
+from false_declared import page  # noqa: E402
+
+from consumer.decoding import contradiction, detection  # noqa: E402
+
+
+def former_contradiction(revision: str) -> ModuleType:
+    """contradiction.py as it was at *revision*, its ``detection`` the one of *revision* too."""
+    name = "consumer.decoding._former_contradiction"
+    source = _git("show", f"{revision}:consumer/decoding/contradiction.py")
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "consumer.decoding"
+    sys.modules[name] = module
+    exec(compile(source, f"{revision}:contradiction.py", "exec"), module.__dict__)  # our own file, from git
+    module.detection = former(revision)  # looked up at each call: the former module's functions use it
+    return module
+
+
+def bodies(samples: int) -> list[tuple[bytes, str]]:
+    """(body, ccTLD) pairs: each segment's page in its encoding and in UTF-8."""
+    found = []
+    for encoding, (_, tld) in real_text.ENCODINGS.items():
+        for which in ("tune", "test"):
+            for length in real_text.LENGTHS:
+                for _, text in real_text.segments(encoding, length, samples, which):
+                    legacy = real_text.encodable(page(text), encoding)
+                    assert legacy is not None
+                    found += [(legacy, tld), (page(text).encode("utf-8"), tld)]
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", default="HEAD", help="the git revision whose doubted() is the reference")
+    parser.add_argument("--samples", type=int, default=5, help="segments per encoding, length and half")
+    args = parser.parse_args()
+    before = former_contradiction(args.against)
+    labels = list(detection.LANGUAGES)
+    compared = doubts = settled = differences = 0
+    seconds = {"before": 0.0, "now": 0.0}
+    for body, tld in bodies(args.samples):
+        for label in labels:
+            for host_tld in (None, tld):
+                start = time.perf_counter()
+                old = before.doubted(body, label, host_tld)
+                middle = time.perf_counter()
+                new = contradiction.doubted(body, label, host_tld)
+                seconds["before"] += middle - start
+                seconds["now"] += time.perf_counter() - middle
+                compared += 1
+                doubts += new is not None
+                if old != new:
+                    differences += 1
+                    print(f"differs ({len(body)} bytes, {label}, tld {host_tld}): {args.against} {old}, now {new}")
+            settled += not detection.may_be_beaten(
+                body,
+                label,
+                contradiction.DOUBT_NATS,
+                examined=contradiction.DOUBT_EXAMINED,
+                window=contradiction.DOUBT_WINDOW,
+                min_high_bytes=128,
+            )
+    print(
+        f"{compared} doubted() calls compared against {args.against}: {differences} differ; {doubts} doubts; "
+        f"{settled} of {compared // 2} (body, label) pairs settled without scores; "
+        f"{seconds['before']:.1f} s before, {seconds['now']:.1f} s now (interleaved, one call each)"
+    )
+    sys.exit(1 if differences else 0)
+
+
+if __name__ == "__main__":
+    main()
