@@ -9,7 +9,9 @@ both halves, every encoding and length (N non-ASCII characters, N in 4 ... 1024)
 bench/false_declared.py's page, in its own encoding and in UTF-8; each asked about under every label the detection
 model has languages for (the true one, its false sibling, every other), with no TLD and with the language's ccTLD.
 Prints how many calls were compared, how many doubted, how many the current revision settled without ``scores``
-(``detection.may_be_beaten``), and every difference; exits 1 on any.
+(``detection.may_be_beaten``), every difference (exits 1 on any), and the mean time of a call of each revision,
+interleaved call by call, apart for the true label (what nearly every declared page asks), the false labels and
+the UTF-8 bodies.
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ def former_contradiction(revision: str) -> ModuleType:
     return module
 
 
-def bodies(samples: int) -> list[tuple[bytes, str]]:
-    """(body, ccTLD) pairs: each segment's page in its encoding and in UTF-8."""
+def bodies(samples: int) -> list[tuple[bytes, str, str]]:
+    """(body, ccTLD, true encoding) triples: each segment's page in its encoding and in UTF-8."""
     found = []
     for encoding, (_, tld) in real_text.ENCODINGS.items():
         for which in ("tune", "test"):
@@ -54,8 +56,12 @@ def bodies(samples: int) -> list[tuple[bytes, str]]:
                 for _, text in real_text.segments(encoding, length, samples, which):
                     legacy = real_text.encodable(page(text), encoding)
                     assert legacy is not None
-                    found += [(legacy, tld), (page(text).encode("utf-8"), tld)]
+                    found += [(legacy, tld, encoding), (page(text).encode("utf-8"), tld, "UTF-8")]
     return found
+
+
+#: How the calls are timed apart: the question ``doubted`` is asked on nearly every declared page, and the others.
+KINDS = ("true label", "false label", "UTF-8 body")
 
 
 def main() -> None:
@@ -66,16 +72,19 @@ def main() -> None:
     before = former_contradiction(args.against)
     labels = list(detection.LANGUAGES)
     compared = doubts = settled = differences = 0
-    seconds = {"before": 0.0, "now": 0.0}
-    for body, tld in bodies(args.samples):
+    seconds = {kind: [0.0, 0.0, 0] for kind in KINDS}  # before, now, calls
+    for body, tld, truth in bodies(args.samples):
         for label in labels:
+            kind = KINDS[2] if truth == "UTF-8" else KINDS[0] if label == truth else KINDS[1]
             for host_tld in (None, tld):
                 start = time.perf_counter()
                 old = before.doubted(body, label, host_tld)
                 middle = time.perf_counter()
                 new = contradiction.doubted(body, label, host_tld)
-                seconds["before"] += middle - start
-                seconds["now"] += time.perf_counter() - middle
+                tally = seconds[kind]
+                tally[0] += middle - start
+                tally[1] += time.perf_counter() - middle
+                tally[2] += 1
                 compared += 1
                 doubts += new is not None
                 if old != new:
@@ -91,9 +100,15 @@ def main() -> None:
             )
     print(
         f"{compared} doubted() calls compared against {args.against}: {differences} differ; {doubts} doubts; "
-        f"{settled} of {compared // 2} (body, label) pairs settled without scores; "
-        f"{seconds['before']:.1f} s before, {seconds['now']:.1f} s now (interleaved, one call each)"
+        f"{settled} of {compared // 2} (body, label) pairs settled without scores"
     )
+    print(f"{'mean us a call (interleaved)':<30}{'calls':>8}{'before':>9}{'now':>9}{'now/before':>12}")
+    for kind, (old_seconds, new_seconds, calls) in seconds.items():
+        if calls:
+            print(
+                f"{kind:<30}{calls:>8}{1e6 * old_seconds / calls:>9.1f}{1e6 * new_seconds / calls:>9.1f}"
+                f"{new_seconds / old_seconds:>11.2f}x"
+            )
     sys.exit(1 if differences else 0)
 
 

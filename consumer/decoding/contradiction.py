@@ -143,12 +143,9 @@ def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
     """
     if declared in _NOT_LEGACY or declared not in detection.LANGUAGES:
         return None
-    # A doubt needs a lead of DOUBT_NATS at least: where no candidate can have it, no score is built.
-    if not detection.may_be_beaten(
-        payload, declared, DOUBT_NATS, examined=DOUBT_EXAMINED, window=DOUBT_WINDOW, min_high_bytes=128
-    ):
-        return None
-    scored = detection.scores(payload, tld, examined=DOUBT_EXAMINED, window=DOUBT_WINDOW, min_high_bytes=128)
+    # A doubt needs a lead of DOUBT_NATS at least: where no candidate can have it, scores stops early (None).
+    scope = {"examined": DOUBT_EXAMINED, "window": DOUBT_WINDOW, "min_high_bytes": 128}
+    scored = detection.scores(payload, tld, **scope, lead_over=(declared, DOUBT_NATS))
     if scored is None or scored.non_ascii < DOUBT_EVIDENCE:
         return None
     declared_likelihood = scored.likelihood(declared)

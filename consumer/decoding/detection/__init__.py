@@ -265,26 +265,32 @@ def scores(
     examined: int = MAX_EXAMINED,
     window: int = WINDOW,
     min_high_bytes: int = MIN_HIGH_BYTES,
+    lead_over: tuple[str, float] | None = None,
 ) -> Scores | None:
     """Every candidate's score for *body* (``Scores``), or None when its examined bytes have no non-ASCII byte.
 
     ``detect`` answers with the best of these alone; a caller that weighs a declared encoding against the
     evidence (``contradiction.doubted``) reads them all, and may look at less than ``detect`` does: at most
-    *examined* bytes, a *window* grown while it holds fewer than *min_high_bytes* high bytes.  Bounded as
-    ``detect`` is; never raises (None).
+    *examined* bytes, a *window* grown while it holds fewer than *min_high_bytes* high bytes.  A caller that acts
+    only when another candidate's likelihood leads an encoding's by a margin passes them as *lead_over*
+    (encoding, margin > 0): None too when none can (``may_be_beaten``), found at a fraction of the cost.  Bounded
+    as ``detect`` is; never raises (None).
     """
+    if lead_over is not None and not lead_over[1] > 0:
+        raise ValueError("the margin must be positive")
     hint = tld_of(tld)
     try:
         start, first_high = _evidence_start(body)
         head = bytes(body[start : start + examined])
-        scored = _scored(head, first_high - start, hint, window, min_high_bytes)
+        scored = _scored(head, first_high - start, hint, window, min_high_bytes, lead_over)
     except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
         return None
     if scored is None:
         return None
-    candidates, likelihoods, texts, histogram, penalised, window_bytes = scored
+    candidates, likelihoods, texts, histogram, penalised, work = scored
+    window_bytes = work.window
     evidence = (window_bytes[:MIXING_SAMPLE], histogram)
-    _penalise_neighbours(likelihoods, candidates, evidence, penalised)  # the leaders by likelihood
+    _penalise_neighbours(likelihoods, candidates, evidence, penalised, work.penalties)  # the leaders by likelihood
     return Scores(candidates, likelihoods, sum(histogram[1]), window_bytes, hint, texts, histogram, penalised)
 
 
@@ -319,40 +325,88 @@ def may_be_beaten(
         if first_high < 0:
             return False  # scores is None
         head = bytes(body[start : start + examined])
-        return _may_be_beaten(head, first_high - start, encoding, margin, window, min_high_bytes)
+        return _may_be_beaten(_Window(_window(head, first_high - start, window, min_high_bytes)), encoding, margin)
     except Exception:  # noqa: BLE001 - unsure: the caller asks scores, which never raises
         return True
 
 
-def _may_be_beaten(head: bytes, first_high: int, encoding: str, margin: float, size: int, min_high_bytes: int) -> bool:
-    window = _window(head, first_high, size, min_high_bytes)
-    histogram = loops.high_bytes(window)
-    evidence = (window[:MIXING_SAMPLE], histogram)
+def _may_be_beaten(work: _Window, encoding: str, margin: float) -> bool:
+    """``may_be_beaten`` on the window of *work*; what it computes stays in *work* for ``_likelihoods``."""
+    histogram = work.histogram
+    evidence = (work.window[:MIXING_SAMPLE], histogram)
     # The single-byte candidates' likelihoods before their penalties (which only lower them): _likelihoods' sums.
-    sums = loops.best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)[0]
-    squeezed = loops.squeeze(window) if len(window) > WINDOW else window  # as _likelihoods decodes
-    candidates = _MULTI_BYTE if loops.four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
-    texts: list[str | None] | None = None
+    sums = work.dot_products()[0]
     index = _SINGLE_BYTE_INDEX.get(encoding)
     if index is not None:
-        own = sums[index] + _penalty(encoding, evidence)  # what Scores.likelihood adds, in one addition
+        own = sums[index] + _penalty(encoding, evidence, work.penalties)  # Scores.likelihood's, in one addition
     else:
-        texts = loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates])
-        text = texts[candidates.index(encoding)] if encoding in candidates else None
-        if text is None:  # as Scores.likelihood: the Encoding Standard's decoder, on the whole window
-            text = _whatwg_decodes(window, encoding)
+        own_likelihood = work.multi_byte_likelihood(encoding)
+        if own_likelihood is None:  # as Scores.likelihood: the Encoding Standard's decoder, on the whole window
+            text = _whatwg_decodes(work.window, encoding)
             if text is None:
                 return True
-        own = _multi_byte_likelihood(text, encoding)
-    for other, value in zip(_SINGLE_BYTE_TABLES, sums, strict=True):
-        if other != encoding and value - own >= margin and value + _penalty(other, evidence) - own >= margin:
-            return True
-    if texts is None:
-        texts = loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates])
+            own_likelihood = _multi_byte_likelihood(text, encoding)
+        own = own_likelihood
+    # The multi-byte rivals first: their decodes and likelihoods are the rest of scores' work too.
+    _, candidates, texts = work.decoded()
     for other, text in zip(candidates, texts, strict=True):
-        if other != encoding and text is not None and _multi_byte_likelihood(text, other) - own >= margin:
-            return True
+        if text is not None and other != encoding:
+            rival = work.multi_byte_likelihood(other)
+            if rival is not None and rival - own >= margin:
+                return True
+    if max(sums) - own >= margin:
+        # The single-byte rivals within reach before their penalty, likeliest first: the first usually settles it.
+        pairs = zip(_SINGLE_BYTE_TABLES, sums, strict=True)
+        within = [(value, other) for other, value in pairs if value - own >= margin]
+        for value, other in sorted(within, reverse=True):
+            if other != encoding and value + _penalty(other, evidence, work.penalties) - own >= margin:
+                return True
     return False
+
+
+class _Window:
+    """The window scored, its histogram, and what is computed from them once, for whichever step asks first
+    (``_may_be_beaten``, then ``_likelihoods``): the single-byte dot products, the multi-byte candidates' strict
+    decodes of the squeezed window, their likelihoods, and the single-byte candidates' penalties."""
+
+    __slots__ = ("_decoded", "_dot_products", "_likelihoods", "histogram", "penalties", "window")
+
+    def __init__(self, window: bytes) -> None:
+        self.window = window
+        self.histogram = loops.high_bytes(window)
+        self._dot_products: tuple[list[float], bytes] | None = None
+        self._decoded: tuple[bytes, tuple[str, ...], list[str | None]] | None = None
+        self._likelihoods: dict[str, float] = {}
+        #: The single-byte candidates' neighbour penalties computed so far (``_penalty``).
+        self.penalties: dict[str, float] = {}
+
+    def dot_products(self) -> tuple[list[float], bytes]:
+        """Every single-byte candidate's best language: its likelihood and which it is (``best_dot_products``)."""
+        if self._dot_products is None:
+            self._dot_products = loops.best_dot_products(*self.histogram, _ALL_TABLES, _LANGUAGE_COUNTS)
+        return self._dot_products
+
+    def decoded(self) -> tuple[bytes, tuple[str, ...], list[str | None]]:
+        """The squeezed window, the multi-byte candidates, and each one's strict decode of it or None
+        (``_likelihoods`` says why squeezed)."""
+        if self._decoded is None:
+            window = self.window
+            squeezed = loops.squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
+            # Without a four-byte sequence gb18030 decodes as GBK does, if at all: GBK, the usual name, stands for both.
+            candidates = _MULTI_BYTE if loops.four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
+            self._decoded = squeezed, candidates, loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates])
+        return self._decoded
+
+    def multi_byte_likelihood(self, encoding: str) -> float | None:
+        """The multi-byte candidate *encoding*'s likelihood of its strict decode, or None (no decode)."""
+        value = self._likelihoods.get(encoding)
+        if value is None:
+            _, candidates, texts = self.decoded()
+            text = texts[candidates.index(encoding)] if encoding in candidates else None
+            if text is None:
+                return None
+            value = self._likelihoods[encoding] = _multi_byte_likelihood(text, encoding)
+        return value
 
 
 def _whatwg_decodes(window: bytes, encoding: str) -> str | None:
@@ -378,22 +432,31 @@ def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
 
 
 def _scored(
-    head: bytes, first_high: int, hint: str | None, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES
-) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str], bytes] | None:
+    head: bytes,
+    first_high: int,
+    hint: str | None,
+    size: int = WINDOW,
+    min_high_bytes: int = MIN_HIGH_BYTES,
+    lead_over: tuple[str, float] | None = None,
+) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str], _Window] | None:
     """Every viable candidate's score (and what confidence needs, which scores are net of their neighbour
-    penalty, and the window scored); None when *head* has no non-ASCII byte.
+    penalty, and the window scored with what was computed from it); None when *head* has no non-ASCII byte, or
+    when *lead_over* (an encoding, a margin) is given and no candidate can lead that encoding's likelihood by the
+    margin (``may_be_beaten``).
 
     *first_high* is the index of *head*'s first non-ASCII byte (-1: none), as ``_evidence_start`` found it."""
     if first_high < 0:
         return None
-    window = _window(head, first_high, size, min_high_bytes)
-    histogram = loops.high_bytes(window)
-    likelihoods, texts, languages = _likelihoods(window, histogram)
+    work = _Window(_window(head, first_high, size, min_high_bytes))
+    if lead_over is not None and not _may_be_beaten(work, *lead_over):
+        return None
+    window, histogram = work.window, work.histogram
+    likelihoods, texts, languages = _likelihoods(work)
     scores = _with_priors(likelihoods, hint)
     _count_beyond_window(scores, languages, head, first_high + len(window))
     penalised: set[str] = set()
-    _penalise_neighbours(scores, likelihoods, (window[:MIXING_SAMPLE], histogram), penalised)
-    return scores, likelihoods, texts, histogram, penalised, window
+    _penalise_neighbours(scores, likelihoods, (window[:MIXING_SAMPLE], histogram), penalised, work.penalties)
+    return scores, likelihoods, texts, histogram, penalised, work
 
 
 def _window(head: bytes, start: int, size: int = WINDOW, min_high_bytes: int = MIN_HIGH_BYTES) -> bytes:
@@ -405,7 +468,7 @@ def _window(head: bytes, start: int, size: int = WINDOW, min_high_bytes: int = M
     return head[start : start + size]
 
 
-def _likelihoods(window: bytes, histogram: Histogram) -> tuple[dict[str, float], dict[str, str], bytes]:
+def _likelihoods(work: _Window) -> tuple[dict[str, float], dict[str, str], bytes]:
     """Every viable candidate's log-likelihood of the window, the text of each
     multi-byte one, and each single-byte one's best language (its index in
     ``LANGUAGES[encoding]``, in ``_SINGLE_BYTE_TABLES``' order).
@@ -424,17 +487,18 @@ def _likelihoods(window: bytes, histogram: Histogram) -> tuple[dict[str, float],
     grown to 64 KiB shrinks to a few KiB for the codecs, which read ASCII slowly.
     """
     # Every single-byte candidate's best language: its likelihood and which it is.
-    sums, languages = loops.best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)
+    sums, languages = work.dot_products()
     scores = dict(zip(_SINGLE_BYTE_TABLES, sums, strict=True))
     texts: dict[str, str] = {}
-    squeezed = loops.squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
-    # Without a four-byte sequence gb18030 decodes as GBK does, if at all: GBK, the usual name, stands for both.
-    candidates = _MULTI_BYTE if loops.four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
-    for encoding, text in zip(candidates, loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates]), strict=True):
+    window = work.window
+    squeezed, candidates, decodes = work.decoded()
+    for encoding, text in zip(candidates, decodes, strict=True):
         if text is None:  # as _decodes: strictly, but for an incomplete sequence at the end
             continue
         texts[encoding] = text
-        scores[encoding] = _multi_byte_likelihood(text, encoding)
+        value = work.multi_byte_likelihood(encoding)
+        assert value is not None  # text is not None
+        scores[encoding] = value
     if squeezed is not window and len(set(texts.values())) < len(texts):
         # Two candidates read the squeezed window alike: whether they read the window alike is
         # told by its whole texts (confidence compares them), decoded now.
@@ -480,7 +544,11 @@ def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, f
 
 
 def _penalise_neighbours(
-    ranking: dict[str, float], other: dict[str, float], evidence: tuple[bytes, Histogram], penalised: set[str]
+    ranking: dict[str, float],
+    other: dict[str, float],
+    evidence: tuple[bytes, Histogram],
+    penalised: set[str],
+    known: dict[str, float] | None = None,
 ) -> None:
     """Lower the leading single-byte values of *ranking* (scores, or likelihoods) and the same candidates' in
     *other* by their penalties for implausible neighbours; *penalised* holds those lowered already, and gains
@@ -496,29 +564,39 @@ def _penalise_neighbours(
         if ranking[encoding] <= best:
             return
         if encoding in _PAIR_CLASSES and encoding not in penalised:
-            _penalise(encoding, ranking, other, evidence, penalised)
+            _penalise(encoding, ranking, other, evidence, penalised, known)
         best = max(best, ranking[encoding])
 
 
 def _penalise(
-    encoding: str, one: dict[str, float], other: dict[str, float], evidence: tuple[bytes, Histogram], done: set[str]
+    encoding: str,
+    one: dict[str, float],
+    other: dict[str, float],
+    evidence: tuple[bytes, Histogram],
+    done: set[str],
+    known: dict[str, float] | None = None,
 ) -> None:
-    """Lower *encoding*'s value in both dicts by its neighbour penalty over *evidence* (``_penalty``), and note it
-    in *done*."""
-    penalty = _penalty(encoding, evidence)
+    """Lower *encoding*'s value in both dicts by its neighbour penalty over *evidence* (``_penalty``, *known*),
+    and note it in *done*."""
+    penalty = _penalty(encoding, evidence, known)
     one[encoding] += penalty
     other[encoding] += penalty
     done.add(encoding)
 
 
-def _penalty(encoding: str, evidence: tuple[bytes, Histogram]) -> float:
+def _penalty(encoding: str, evidence: tuple[bytes, Histogram], known: dict[str, float] | None = None) -> float:
     """The single-byte *encoding*'s neighbour penalty over *evidence* (the window's first ``MIXING_SAMPLE`` bytes
-    and its histogram): ``_neighbour_penalty``, and the cost of the capitals beyond the small letters."""
+    and its histogram): ``_neighbour_penalty``, and the cost of the capitals beyond the small letters.  *known*
+    holds the penalties already computed over the same evidence, and gains this one."""
+    if known is not None and (penalty := known.get(encoding)) is not None:
+        return penalty
     sample, (order, counts) = evidence
     penalty = _neighbour_penalty(encoding, sample)
     capitals = loops.best_dot_products(order, counts, _CAPITAL_SIGNS[encoding], b"\x01")[0][0] - _CAPITALS_ALLOWED
     if capitals > 0:
         penalty += _CAPITAL_EXCESS * capitals
+    if known is not None:
+        known[encoding] = penalty
     return penalty
 
 
