@@ -94,6 +94,7 @@ def main() -> None:
                 body,
                 label,
                 contradiction.DOUBT_NATS,
+                contradiction.CASE_NATS,
                 examined=contradiction.DOUBT_EXAMINED,
                 window=contradiction.DOUBT_WINDOW,
                 min_high_bytes=128,

@@ -143,9 +143,10 @@ def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
     """
     if declared in _NOT_LEGACY or declared not in detection.LANGUAGES:
         return None
-    # A doubt needs a lead of DOUBT_NATS at least: where no candidate can have it, scores stops early (None).
+    # A doubt needs a lead of DOUBT_NATS at least, of which the declared reading's capitals may give CASE_NATS each
+    # (_strongest_rival): where no candidate can have it, scores stops early (None).
     scope = {"examined": DOUBT_EXAMINED, "window": DOUBT_WINDOW, "min_high_bytes": 128}
-    scored = detection.scores(payload, tld, **scope, lead_over=(declared, DOUBT_NATS))
+    scored = detection.scores(payload, tld, **scope, lead_over=(declared, DOUBT_NATS, CASE_NATS))
     if scored is None or scored.non_ascii < DOUBT_EVIDENCE:
         return None
     declared_likelihood = scored.likelihood(declared)

@@ -70,6 +70,8 @@ from __future__ import annotations
 
 import functools
 import math
+import re
+from array import array
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -103,6 +105,17 @@ from .model import (
     _memo,
 )
 from .reference import Histogram, reference_text_likelihood
+
+#: Per single-byte candidate, per high byte: 1.0 where it reads as a capital letter (``str.isupper``), else 0.0; a
+#: histogram's dot product with it counts the capitals of the candidate's reading (``may_be_beaten``).
+_UPPER_BYTES = {
+    encoding: array("d", [1.0 if char.isupper() else 0.0 for char in SINGLE_BYTE[encoding]])
+    for encoding in _SINGLE_BYTE_TABLES
+}
+#: The non-ASCII capital letters (``str.isupper``) of the multi-byte candidates' readings.
+_NON_ASCII_UPPER = re.compile(
+    "[" + "".join(re.escape(chr(code)) for code in range(0x80, 0x30000) if chr(code).isupper()) + "]"
+)
 
 #: Whether the counting loops run compiled (``loops.py`` binds them; else the reference's, same answers).
 COMPILED = loops.COMPILED
@@ -265,19 +278,17 @@ def scores(
     examined: int = MAX_EXAMINED,
     window: int = WINDOW,
     min_high_bytes: int = MIN_HIGH_BYTES,
-    lead_over: tuple[str, float] | None = None,
+    lead_over: tuple[str, float, float] | None = None,
 ) -> Scores | None:
     """Every candidate's score for *body* (``Scores``), or None when its examined bytes have no non-ASCII byte.
 
     ``detect`` answers with the best of these alone; a caller that weighs a declared encoding against the
     evidence (``contradiction.doubted``) reads them all, and may look at less than ``detect`` does: at most
     *examined* bytes, a *window* grown while it holds fewer than *min_high_bytes* high bytes.  A caller that acts
-    only when another candidate's likelihood leads an encoding's by a margin passes them as *lead_over*
-    (encoding, margin > 0): None too when none can (``may_be_beaten``), found at a fraction of the cost.  Bounded
-    as ``detect`` is; never raises (None).
+    only when another candidate's likelihood leads an encoding's by a margin passes *lead_over* (encoding, margin,
+    per capital; ``may_be_beaten``): None too when none can, found at a fraction of the cost.  Bounded as
+    ``detect`` is; never raises (None).
     """
-    if lead_over is not None and not lead_over[1] > 0:
-        raise ValueError("the margin must be positive")
     hint = tld_of(tld)
     try:
         start, first_high = _evidence_start(body)
@@ -298,70 +309,93 @@ def may_be_beaten(
     body: bytes,
     encoding: str,
     margin: float,
+    per_capital: float = 0.0,
     *,
     examined: int = MAX_EXAMINED,
     window: int = WINDOW,
     min_high_bytes: int = MIN_HIGH_BYTES,
 ) -> bool:
-    """Whether another candidate's likelihood may lead *encoding*'s by *margin* (> 0) nats or more in ``scores``.
+    """Whether another candidate's likelihood may lead *encoding*'s by *margin* nats or more in ``scores``, the
+    margin lowered by *per_capital* nats for each non-ASCII capital letter (``str.isupper``) of *encoding*'s
+    reading of the window.
 
     False only when it cannot: ``scores(body, examined=..., window=..., min_high_bytes=...)`` is None, or
-    *encoding*'s ``likelihood`` is known and every other candidate's likelihood minus it (a float subtraction, as
-    a caller computes it) is below *margin*.  (Not at a margin of 0: a candidate whose penalty ``scores`` skips
-    may tie with *encoding*'s.)  It costs a fraction of ``scores`` (no priors, no dicts, no
-    penalty but *encoding*'s and those of the single-byte candidates whose unpenalised likelihood is within
-    reach), so a caller that acts only on a lead of *margin* (``contradiction.doubted``) asks it first.
+    *encoding*'s ``Scores.likelihood`` is known and every other candidate's of ``Scores.likelihoods`` (its
+    ``Scores.likelihood``, net of its penalty) minus it, a float subtraction as a caller computes it, is below
+    that margin.  It costs a fraction of ``scores`` (no priors, no dicts, no penalty but *encoding*'s and those
+    of the single-byte candidates whose unpenalised likelihood is within reach), and what it computes serves
+    ``scores`` after it (``scores(..., lead_over=...)``, what ``contradiction.doubted`` asks).
 
-    Exact, not a heuristic: ``scores``' largest likelihood is a candidate's own, net of its penalty (its
-    docstring), and each value here is computed as ``scores`` computes it, from the same window, histogram and
-    texts (tests/decoding/detection/test_may_be_beaten.py holds the two to it).  True when unsure: *encoding*
-    a multi-byte candidate that no decoder reads the window with (its ``likelihood`` is None), or a failure of
-    the heuristics.
+    Exact, not a heuristic: each value is computed as ``scores`` computes it, from the same window, histogram
+    and texts (tests/decoding/detection/test_may_be_beaten.py holds the two to it).  The reading's capitals are
+    those of its text in ``Scores.texts`` (a multi-byte candidate's) or else of the Encoding Standard's decode of
+    the window (a single-byte one's, counted from the histogram).  True when unsure: *encoding* a multi-byte
+    candidate that no decoder reads the window with (its ``likelihood`` is None), or a failure of the heuristics.
     """
-    if not margin > 0:
-        raise ValueError("the margin must be positive")
     try:
         start, first_high = _evidence_start(body)
         if first_high < 0:
             return False  # scores is None
         head = bytes(body[start : start + examined])
-        return _may_be_beaten(_Window(_window(head, first_high - start, window, min_high_bytes)), encoding, margin)
+        work = _Window(_window(head, first_high - start, window, min_high_bytes))
+        return _may_be_beaten(work, encoding, margin, per_capital)
     except Exception:  # noqa: BLE001 - unsure: the caller asks scores, which never raises
         return True
 
 
-def _may_be_beaten(work: _Window, encoding: str, margin: float) -> bool:
-    """``may_be_beaten`` on the window of *work*; what it computes stays in *work* for ``_likelihoods``."""
+def _may_be_beaten(work: _Window, encoding: str, margin: float, per_capital: float) -> bool:
+    """``may_be_beaten`` on the window of *work*; what it computes stays in *work* for ``_likelihoods``.
+
+    The margin a rival needs is *margin* less *per_capital* for each capital *encoding*'s reading has beyond the
+    rival's (a multi-byte rival's counted as none, the most it can need)."""
     histogram = work.histogram
     evidence = (work.window[:MIXING_SAMPLE], histogram)
     # The single-byte candidates' likelihoods before their penalties (which only lower them): _likelihoods' sums.
     sums = work.dot_products()[0]
     index = _SINGLE_BYTE_INDEX.get(encoding)
+    capitals = 0.0
     if index is not None:
         own = sums[index] + _penalty(encoding, evidence, work.penalties)  # Scores.likelihood's, in one addition
+        if per_capital:
+            capitals = _capitals(histogram, encoding)
     else:
-        own_likelihood = work.multi_byte_likelihood(encoding)
-        if own_likelihood is None:  # as Scores.likelihood: the Encoding Standard's decoder, on the whole window
+        _, candidates, texts = work.decoded()
+        text = texts[candidates.index(encoding)] if encoding in candidates else None
+        if text is None:  # as Scores.likelihood: the Encoding Standard's decoder, on the whole window
             text = _whatwg_decodes(work.window, encoding)
             if text is None:
                 return True
-            own_likelihood = _multi_byte_likelihood(text, encoding)
-        own = own_likelihood
+            own = _multi_byte_likelihood(text, encoding)
+        else:
+            known = work.multi_byte_likelihood(encoding)  # kept for _likelihoods
+            assert known is not None
+            own = known
+        if per_capital:
+            capitals = len(_NON_ASCII_UPPER.findall(text))
+    loosest = margin - per_capital * capitals
     # The multi-byte rivals first: their decodes and likelihoods are the rest of scores' work too.
     _, candidates, texts = work.decoded()
     for other, text in zip(candidates, texts, strict=True):
         if text is not None and other != encoding:
             rival = work.multi_byte_likelihood(other)
-            if rival is not None and rival - own >= margin:
+            if rival is not None and rival - own >= loosest:
                 return True
-    if max(sums) - own >= margin:
+    if max(sums) - own >= loosest:
         # The single-byte rivals within reach before their penalty, likeliest first: the first usually settles it.
         pairs = zip(_SINGLE_BYTE_TABLES, sums, strict=True)
-        within = [(value, other) for other, value in pairs if value - own >= margin]
+        within = [(value, other) for other, value in pairs if value - own >= loosest]
         for value, other in sorted(within, reverse=True):
-            if other != encoding and value + _penalty(other, evidence, work.penalties) - own >= margin:
+            if other == encoding:
+                continue
+            needed = margin - per_capital * max(0.0, capitals - _capitals(histogram, other)) if capitals else margin
+            if value - own >= needed and value + _penalty(other, evidence, work.penalties) - own >= needed:
                 return True
     return False
+
+
+def _capitals(histogram: Histogram, encoding: str) -> float:
+    """The capital letters of the single-byte *encoding*'s reading of the window whose *histogram* this is."""
+    return loops.best_dot_products(*histogram, _UPPER_BYTES[encoding], b"\x01")[0][0]
 
 
 class _Window:
@@ -437,12 +471,12 @@ def _scored(
     hint: str | None,
     size: int = WINDOW,
     min_high_bytes: int = MIN_HIGH_BYTES,
-    lead_over: tuple[str, float] | None = None,
+    lead_over: tuple[str, float, float] | None = None,
 ) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str], _Window] | None:
     """Every viable candidate's score (and what confidence needs, which scores are net of their neighbour
     penalty, and the window scored with what was computed from it); None when *head* has no non-ASCII byte, or
-    when *lead_over* (an encoding, a margin) is given and no candidate can lead that encoding's likelihood by the
-    margin (``may_be_beaten``).
+    when *lead_over* (an encoding, a margin, a cost per capital) is given and no candidate can lead that encoding's
+    likelihood by the margin (``may_be_beaten``).
 
     *first_high* is the index of *head*'s first non-ASCII byte (-1: none), as ``_evidence_start`` found it."""
     if first_high < 0:

@@ -1,4 +1,5 @@
-"""``may_be_beaten`` says False only when ``scores`` agrees: no other candidate's likelihood leads by the margin.
+"""``may_be_beaten`` says False only when ``scores`` agrees: no other candidate's likelihood leads by the margin
+(lowered by a cost per capital of the reading, as ``contradiction.doubted`` asks).
 
 ``contradiction.doubted`` skips ``scores`` on its False, so a False that ``scores`` contradicts would publish a lie
 as clean.  Checked on every candidate encoding as the declared one, at the doubt's scope and detection's, on the
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import contradiction, decode, detection
+from consumer.decoding.codecs import decode_bytes
 from consumer.processor.route import DECLARATION_DOUBTED, quarantine_reason
 
 from corpus import catalog_corpus, corpus, encode
@@ -19,29 +21,41 @@ from handwritten import TEXTS, html
 
 DOUBT_SCOPE = {"examined": contradiction.DOUBT_EXAMINED, "window": contradiction.DOUBT_WINDOW, "min_high_bytes": 128}
 SCOPES = (DOUBT_SCOPE, {})
-MARGINS = (0.5, contradiction.DOUBT_NATS, 40.0)
+#: (margin, cost per capital): doubted's, and others, negative margins included.
+MARGINS = ((contradiction.DOUBT_NATS, contradiction.CASE_NATS), (contradiction.DOUBT_NATS, 0.0), (0.0, 0.0), (40.0, 0.5))
 #: Bytes that make the codecs' cases (test_squeeze.py's), and letters of several scripts in single-byte encodings.
 TELLING = [0x20, 0x30, 0x40, 0x41, 0x61, 0x7E, 0x80, 0x81, 0x8E, 0x8F, 0xA1, 0xB0, 0xC8, 0xDF, 0xE0, 0xE9, 0xFC, 0xFE]
 
 
-def check(body: bytes, encoding: str, margin: float, scope: dict[str, int]) -> bool:
+def check(body: bytes, encoding: str, margin: float, per_capital: float, scope: dict[str, int]) -> bool:
     """``may_be_beaten``'s answer, after asserting that a False is what ``scores`` says."""
-    if detection.may_be_beaten(body, encoding, margin, **scope):
+    if detection.may_be_beaten(body, encoding, margin, per_capital, **scope):
         return True
     scored = detection.scores(body, "com", **scope)
     if scored is not None:
         own = scored.likelihood(encoding)
         assert own is not None, (encoding, body[:80])
-        leads = {other: value - own for other, value in scored.likelihoods.items() if other != encoding}
-        assert all(lead < margin for lead in leads.values()), (encoding, margin, leads)
+        capitals = _capitals(scored, encoding)
+        for other in [other for other in scored.likelihoods if other != encoding]:
+            likelihood = scored.likelihood(other)
+            if likelihood is not None:
+                needed = margin - per_capital * max(0, capitals - _capitals(scored, other))
+                assert likelihood - own < needed, (encoding, other, likelihood - own, needed)
     return False
+
+
+def _capitals(scored: detection.Scores, encoding: str) -> int:
+    """The non-ASCII capitals of *encoding*'s reading of the window (contradiction._reading's)."""
+    text = scored.texts.get(encoding)
+    reading = text if text is not None else decode_bytes(encoding, scored.window)[0]
+    return sum(1 for char in reading if char >= "\x80" and char.isupper())
 
 
 def check_every_reading(body: bytes) -> list[bool]:
     return [
-        check(body, encoding, margin, scope)
+        check(body, encoding, margin, per_capital, scope)
         for encoding in detection.LANGUAGES
-        for margin in MARGINS
+        for margin, per_capital in MARGINS
         for scope in SCOPES
     ]
 
@@ -72,17 +86,12 @@ def test_a_true_label_is_settled_without_scores(language: str) -> None:
         own = language in languages and (encoding, language) != ("ISO-8859-8", "he")
         body = encode(html(TEXTS[language]), encoding) if own else None
         if body is not None:
-            assert not check(body, encoding, contradiction.DOUBT_NATS, DOUBT_SCOPE), encoding
-
-
-def test_the_margin_is_positive() -> None:
-    with pytest.raises(ValueError, match="positive"):
-        detection.may_be_beaten(b"caf\xe9", "windows-1252", 0.0)
+            assert not check(body, encoding, contradiction.DOUBT_NATS, contradiction.CASE_NATS, DOUBT_SCOPE), encoding
 
 
 def test_a_false_label_is_not_settled_so() -> None:
     """EUC-KR served as windows-1252: the Korean reading leads by hundreds of nats, and the decode is doubted."""
     body = html(TEXTS["ko"]).encode("euc-kr")
-    assert check(body, "windows-1252", contradiction.DOUBT_NATS, DOUBT_SCOPE)
+    assert check(body, "windows-1252", contradiction.DOUBT_NATS, contradiction.CASE_NATS, DOUBT_SCOPE)
     decoded = decode(body, "text/html; charset=windows-1252")
     assert quarantine_reason(decoded) == DECLARATION_DOUBTED and decoded.doubted == "EUC-KR"
