@@ -112,10 +112,9 @@ _UPPER_BYTES = {
     encoding: array("d", [1.0 if char.isupper() else 0.0 for char in SINGLE_BYTE[encoding]])
     for encoding in _SINGLE_BYTE_TABLES
 }
-#: The non-ASCII capital letters (``str.isupper``) of the multi-byte candidates' readings.
-_NON_ASCII_UPPER = re.compile(
-    "[" + "".join(re.escape(chr(code)) for code in range(0x80, 0x30000) if chr(code).isupper()) + "]"
-)
+#: The non-ASCII capital letters (``str.isupper``, below U+3000: those of the scripts that have case) of the
+#: multi-byte candidates' readings.
+_NON_ASCII_UPPER = re.compile("[" + "".join(chr(code) for code in range(0x80, 0x3000) if chr(code).isupper()) + "]")
 
 #: Whether the counting loops run compiled (``loops.py`` binds them; else the reference's, same answers).
 COMPILED = loops.COMPILED
@@ -316,8 +315,8 @@ def may_be_beaten(
     min_high_bytes: int = MIN_HIGH_BYTES,
 ) -> bool:
     """Whether another candidate's likelihood may lead *encoding*'s by *margin* nats or more in ``scores``, the
-    margin lowered by *per_capital* nats for each non-ASCII capital letter (``str.isupper``) of *encoding*'s
-    reading of the window.
+    margin lowered by *per_capital* nats for each non-ASCII capital letter (``str.isupper``, below U+3000) of
+    *encoding*'s reading of the window beyond the rival's (a multi-byte rival's counted as none).
 
     False only when it cannot: ``scores(body, examined=..., window=..., min_high_bytes=...)`` is None, or
     *encoding*'s ``Scores.likelihood`` is known and every other candidate's of ``Scores.likelihoods`` (its

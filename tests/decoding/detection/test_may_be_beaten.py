@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import contradiction, decode, detection
-from consumer.decoding.codecs import decode_bytes
+from consumer.decoding.codecs import decode_bytes, single_byte
 from consumer.processor.route import DECLARATION_DOUBTED, quarantine_reason
 
 from corpus import catalog_corpus, corpus, encode
@@ -45,10 +45,11 @@ def check(body: bytes, encoding: str, margin: float, per_capital: float, scope: 
 
 
 def _capitals(scored: detection.Scores, encoding: str) -> int:
-    """The non-ASCII capitals of *encoding*'s reading of the window (contradiction._reading's)."""
+    """The non-ASCII capitals of *encoding*'s reading of the window, as contradiction's case rule counts them."""
+    if encoding in single_byte.TABLES:
+        return contradiction.case_of_bytes(scored.window, encoding)[0]
     text = scored.texts.get(encoding)
-    reading = text if text is not None else decode_bytes(encoding, scored.window)[0]
-    return sum(1 for char in reading if char >= "\x80" and char.isupper())
+    return contradiction.case_of_text(text if text is not None else decode_bytes(encoding, scored.window)[0])[0]
 
 
 def check_every_reading(body: bytes) -> list[bool]:
