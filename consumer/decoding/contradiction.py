@@ -35,6 +35,7 @@ from . import detection
 from .codecs import decode_bytes, decode_strict, single_byte
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
+from .data.whatwg import NO_CODE_POINT, SINGLE_BYTE
 from .mojibake import legacy_reading_looks_double_encoded
 
 #: Encodings whose decode of a body is not an ASCII-compatible reading of its bytes: no check applies.
@@ -164,6 +165,10 @@ def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
 def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihood: float) -> tuple[str, float]:
     """The encoding whose reading beats the declared one's by the most nats, and by how many.
 
+    A rival must read the window: a single-byte encoding that has no character for one of its bytes would
+    decode the page with an error, so it is never the truth a clean declaration hides (ISO-8859-8 has no
+    byte 0xD7, windows-1255's geresh, yet reads visual-order Hebrew better than windows-1255 does).
+
     The model folds capitals to small letters (uppercase Greek must not read as KOI8-R), so it cannot see the
     one thing a cased script's sibling mojibake shows at once: KOI8-R's small letters are windows-1251's
     capitals, and a KOI8-R page read as windows-1251 is nearly all capitals, its words' capitals turned small
@@ -173,20 +178,38 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
     tell them apart); only the declared reading pays, so a rival never gains a doubt from capitals of its own.
     """
     likelihoods = scored.likelihoods
-    capitals, inverted = _case(scored, declared)
-    if not inverted:
-        favoured = max(likelihoods, key=likelihoods.__getitem__)  # its likelihood is net of its penalty
-        return favoured, likelihoods[favoured] - declared_likelihood
     rivals = sorted((e for e in likelihoods if e != declared), key=likelihoods.__getitem__, reverse=True)
-    best: tuple[str, float] | None = None
-    for rival in rivals[:CASE_RIVALS]:
+    rivals = [rival for rival in rivals if _reads_window(scored, rival)]
+    capitals, inverted = _case(scored, declared)
+    best: tuple[str, float] = (declared, 0.0)
+    for rank, rival in enumerate(rivals):
+        if inverted and rank == CASE_RIVALS:
+            break
+        if not inverted and likelihoods[rival] - declared_likelihood <= best[1]:
+            break  # an upper bound (unpenalised) that cannot lead by more: nor can any after it
         likelihood = scored.likelihood(rival)  # net of its neighbour penalty, as the declared one's is
         if likelihood is None:
             continue
-        nats = likelihood - declared_likelihood + CASE_NATS * max(0, capitals - _case(scored, rival)[0])
-        if best is None or nats > best[1]:
+        nats = likelihood - declared_likelihood
+        if inverted:
+            nats += CASE_NATS * max(0, capitals - _case(scored, rival)[0])
+        if nats > best[1]:
             best = (rival, nats)
-    return best if best is not None else (declared, 0.0)
+    return best
+
+
+def _reads_window(scored: detection.Scores, encoding: str) -> bool:
+    """Whether *encoding* reads every byte of the scored window as a character (a multi-byte candidate has a
+    likelihood only if its strict decode succeeded)."""
+    unmapped = _UNMAPPED.get(encoding)
+    return not unmapped or unmapped.isdisjoint(scored.histogram[0])
+
+
+#: Per single-byte encoding, the high bytes it has no character for.
+_UNMAPPED = {
+    encoding: frozenset(0x80 + index for index, char in enumerate(high) if char == NO_CODE_POINT)
+    for encoding, high in SINGLE_BYTE.items()
+}
 
 
 def _case(scored: detection.Scores, encoding: str) -> tuple[int, bool]:
@@ -228,3 +251,4 @@ def _letter_cases(encoding: str) -> bytes:
         _SMALL if table[byte].islower() else _CAPITAL if byte >= 0x80 and table[byte].isupper() else _OTHER
         for byte in range(0x100)
     )
+

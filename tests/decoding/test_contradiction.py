@@ -149,6 +149,8 @@ TRUTHS = [
     ("Här är det kallt på vintern, och sjöarna fryser; vi åker skidor över ängarna.", "cp1252"),
     ("Hyvää päivää! Järven rannalla on mökki, jossa syömme ämpärillisen mansikoita.", "cp1252"),
     ("Het geïnstalleerde pakket werkt; de ruïne staat naast het café in België.", "cp1252"),
+    ("Il pacchetto non è installato: perché la città è già piena, più gente può aspettare là, così è.", "cp1252"),
+    ("Zijn reïntegratie in Oekraïne en Italië is geëvalueerd; de coëfficiënt van de analyse is naïef.", "cp1252"),
     ("Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg to słowa, które łatwo zapisać.", "cp1250"),
     ("Příliš žluťoučký kůň úpěl ďábelské ódy; řeka teče přes město a lidé chodí pěšky.", "cp1250"),
     ("Árvíztűrő tükörfúrógép; a gyerekek öröme és az őszi szél hűvös éjszakát hozott.", "cp1250"),
@@ -183,6 +185,18 @@ def test_a_true_label_is_never_doubted(text, codec, url):
         decoded = decode(body, content_type, url)
         assert decoded.source == source and decoded.doubted is None and quarantine_reason(decoded) is None
         assert decoded.text == body.decode(codec)
+
+
+# Hebrew stored in visual order (each line reversed, as ISO-8859-8 pages store it), with a geresh: ISO-8859-8
+# reads visual order better than windows-1255 does, but has no character for byte 0xD7, the geresh.
+VISUAL_HEBREW = "קובץ מרוחק עדכני יותר, הקובץ יימחק. ג׳וזף"[::-1]
+
+
+def test_a_rival_that_cannot_read_a_byte_of_the_page_is_no_reason_to_doubt():
+    body = page(VISUAL_HEBREW).encode("cp1255")
+    decoded = decode(body, "text/html; charset=windows-1255", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.text == body.decode("cp1255")
 
 
 # Short texts (16 to 22 non-ASCII letters) whose sibling reading swaps capitals and small letters: the

@@ -1,0 +1,134 @@
+"""Letter counts from Debian's translated manual pages: real running text for the detection model.
+
+A build-time module, run by hand on a Debian machine with translated manual pages installed (``man-db``,
+``apt``, ``dpkg``... install them under /usr/share/man/<language>), ``groff`` and ``dpkg``::
+
+    python -m consumer.decoding.detection.manual_pages   # rewrite manual_page_letters.py
+
+Faker's text (``training_text``) is names, places and jobs: it barely writes the letters running text is made
+of (its Italian has "è", the verb "is", 32 times in 120,000 characters; its Dutch 24 non-ASCII letters in all),
+and a language's likelihood then misjudges its own commonest letters.  Manual pages are translators' prose.
+Each page is rendered by groff (its escapes, such as ``\\(:e``, become letters), and only its letters beyond
+ASCII are counted: no text is kept, and the counts (``manual_page_letters.py``, committed) are all
+``build_detection_model`` reads, so the model regenerates anywhere.
+
+Held out: pages of a package that installs a gettext catalogue in the ``test`` half of bench/real_text.py (the
+same hash of the text domain), so that the benchmark judging the model never reads a package it was counted
+from.  Comment lines (authors' names, licences) are not rendered; a page whose rendering shows UTF-8 read as
+Latin-1 ("Ã©") is skipped whole.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import unicodedata
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from ..data.generate import write_or_check
+
+OUTPUT = Path(__file__).with_name("manual_page_letters.py")
+MANUAL_PAGES = Path("/usr/share/man")
+
+#: Manual-page folder -> the model's language key, for the Latin-script languages of the legacy encodings
+#: (the ones Faker's text serves worst; Cyrillic and CJK pages are left to Faker's counts).
+LANGUAGES: dict[str, str] = {
+    "de": "de", "fr": "fr", "es": "es", "pt": "pt", "pt_BR": "pt", "it": "it", "nl": "nl", "da": "da",
+    "sv": "sv", "fi": "fi", "pl": "pl", "cs": "cs", "hu": "hu", "ro": "ro", "sl": "sl", "hr": "hr", "tr": "tr",
+}  # fmt: skip
+_RENDER = "preconv | groff -man -Tutf8 -P-cbou"
+_DOUBLE_ENCODED = re.compile("[ÃÂ][\u0080-\u00bf]")
+
+
+def held_out(domain: str) -> bool:
+    """Whether a gettext text domain is in bench/real_text.py's ``test`` half (the benchmark's judging text)."""
+    return hashlib.sha256(domain.encode()).digest()[0] % 2 != 0
+
+
+def pages() -> list[Path]:
+    """Every translated manual page of ``LANGUAGES``' folders."""
+    return sorted(path for folder in LANGUAGES for path in (MANUAL_PAGES / folder).rglob("*") if path.is_file())
+
+
+def owners(paths: list[Path]) -> dict[Path, list[str]]:
+    """Each page's packages (``dpkg -S``)."""
+    found: dict[Path, list[str]] = {}
+    listing = subprocess.run(["dpkg", "-S", *map(str, paths)], capture_output=True, text=True).stdout
+    for line in listing.splitlines():
+        packages, _, path = line.partition(": ")
+        found[Path(path)] = [package.split(":")[0] for package in packages.split(", ")]
+    return found
+
+
+def domains(package: str) -> set[str]:
+    """The gettext text domains *package* installs (its ``.mo`` files)."""
+    files = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True).stdout.split()
+    return {Path(name).stem for name in files if name.endswith(".mo")}
+
+
+def rendered(path: Path) -> str | None:
+    """The page as groff shows it, or None if it does not render as UTF-8 or shows double-encoded text."""
+    source = path.read_bytes()
+    if path.suffix == ".gz":
+        source = gzip.decompress(source)
+    environment = {**os.environ, "LC_ALL": "C.UTF-8"}
+    run = subprocess.run(_RENDER, shell=True, input=source, capture_output=True, env=environment)
+    try:
+        text = run.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return None if _DOUBLE_ENCODED.search(text) else text
+
+
+def count() -> tuple[dict[str, Counter[str]], dict[str, int]]:
+    """Letters beyond ASCII per language, and how many pages of each were counted."""
+    paths = pages()
+    page_owners = owners(paths)
+    package_domains: dict[str, set[str]] = defaultdict(set)
+    for package in {package for packages in page_owners.values() for package in packages}:
+        package_domains[package] = domains(package)
+    letters: dict[str, Counter[str]] = defaultdict(Counter)
+    counted: Counter[str] = Counter()
+    for path in paths:
+        packages = page_owners.get(path, [])
+        if not packages or any(held_out(domain) for package in packages for domain in package_domains[package]):
+            continue
+        text = rendered(path)
+        if text is None:
+            continue
+        language = LANGUAGES[path.relative_to(MANUAL_PAGES).parts[0]]
+        letters[language].update(char for char in text if char >= "\x80" and unicodedata.category(char)[0] == "L")
+        counted[language] += 1
+    return letters, dict(counted)
+
+
+def render(letters: dict[str, Counter[str]], counted: dict[str, int]) -> str:
+    lines = [
+        "# Generated by `python -m consumer.decoding.detection.manual_pages`; do not edit.",
+        '"""Letters beyond ASCII counted in Debian\'s translated manual pages, per language (pages counted: '
+        + ", ".join(f"{language} {counted[language]}" for language in sorted(counted))
+        + ')."""',
+        "",
+        "LETTERS: dict[str, dict[str, int]] = {",
+    ]
+    for language in sorted(letters):
+        lines.append(f"    {language!r}: {{")
+        items = [f"{char!r}: {n}" for char, n in letters[language].most_common()]
+        for start in range(0, len(items), 8):
+            lines.append("        " + ", ".join(items[start : start + 8]) + ",")
+        lines.append("    },")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    return write_or_check(OUTPUT, render(*count()), check=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
