@@ -36,6 +36,7 @@ from .codecs import decode_bytes, decode_strict, single_byte
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .data.whatwg import NO_CODE_POINT, SINGLE_BYTE
+from .detection import pairs
 from .mojibake import legacy_reading_looks_double_encoded
 
 #: Encodings whose decode of a body is not an ASCII-compatible reading of its bytes: no check applies.
@@ -147,7 +148,10 @@ def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
     # A doubt needs a lead of DOUBT_NATS at least, of which the declared reading's capitals may give CASE_NATS each
     # (_strongest_rival): where no candidate can have it, scores stops early (None).
     scope = {"examined": DOUBT_EXAMINED, "window": DOUBT_WINDOW, "min_high_bytes": 128}
-    scored = detection.scores(payload, tld, **scope, lead_over=(declared, DOUBT_NATS, CASE_NATS))
+    # Letter pairs (_strongest_rival) may add to any lead, so under a Cyrillic label only a page no rival leads at
+    # all is settled early.
+    margin = 0.0 if declared in _PAIRED else DOUBT_NATS
+    scored = detection.scores(payload, tld, **scope, lead_over=(declared, margin, CASE_NATS))
     if scored is None or scored.non_ascii < DOUBT_EVIDENCE:
         return None
     declared_likelihood = scored.likelihood(declared)
@@ -176,16 +180,23 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
     each non-ASCII capital it has beyond a rival's costs it ``CASE_NATS``.  A page truly in capitals has no
     such word (nor a text with no capital at all, read as its sibling: the two are mirrors, and case cannot
     tell them apart); only the declared reading pays, so a rival never gains a doubt from capitals of its own.
+
+    The mirror of that case, a page with no capital at all, is told by its letter pairs (``detection.pairs``):
+    between two Cyrillic encodings, a rival that leads at all gains ``PAIR_WEIGHT`` times the difference of the two
+    readings' pair evidence (negative when the rival's reading is the scrambled one, as for a page truly in
+    capitals).
     """
     likelihoods = scored.likelihoods
     rivals = sorted((e for e in likelihoods if e != declared), key=likelihoods.__getitem__, reverse=True)
     rivals = [rival for rival in rivals if _reads_window(scored, rival)]
     capitals, inverted = _case(scored, declared)
+    paired = declared in _PAIRED
+    declared_pairs: float | None = None
     best: tuple[str, float] = (declared, 0.0)
     for rank, rival in enumerate(rivals):
-        if inverted and rank == CASE_RIVALS:
+        if (inverted or paired) and rank == CASE_RIVALS:
             break
-        if not inverted and likelihoods[rival] - declared_likelihood <= best[1]:
+        if not (inverted or paired) and likelihoods[rival] - declared_likelihood <= best[1]:
             break  # an upper bound (unpenalised) that cannot lead by more: nor can any after it
         likelihood = scored.likelihood(rival)  # net of its neighbour penalty, as the declared one's is
         if likelihood is None:
@@ -193,9 +204,35 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
         nats = likelihood - declared_likelihood
         if inverted:
             nats += CASE_NATS * max(0, capitals - _case(scored, rival)[0])
+        if paired and rival in _PAIRED and nats > 0:
+            if declared_pairs is None:
+                declared_pairs = pairs.evidence(_reading(scored, declared)[:PAIR_CHARACTERS])
+            nats += PAIR_WEIGHT * (pairs.evidence(_reading(scored, rival)[:PAIR_CHARACTERS]) - declared_pairs)
         if nats > best[1]:
             best = (rival, nats)
     return best
+
+
+#: What a nat of letter-pair evidence (``detection.pairs``) counts in a doubt between two Cyrillic encodings:
+#: chosen on bench/false_declared.py's ``tune`` half (false sibling labels at 16/32/64 non-ASCII characters: 3.5,
+#: 3.7, 1.3% wrong and clean without pairs; 2.0, 1.3, 0.9% at 2.0, pairs bounded at 2.0 or 4.0 alike; true labels
+#: unchanged).
+PAIR_WEIGHT = 2.0
+#: The pairs are read in this many characters of each reading (from the window's start): hundreds of pairs, tens of
+#: nats either way, at a bounded cost (the pairs are counted in Python, ~0.1 us a character).
+PAIR_CHARACTERS = 512
+#: The single-byte encodings whose every language has letter pairs: the Cyrillic ones.
+_PAIRED = frozenset(
+    encoding
+    for encoding, languages in detection.LANGUAGES.items()
+    if encoding in SINGLE_BYTE and set(languages) <= pairs.LANGUAGES
+)
+
+
+def _reading(scored: detection.Scores, encoding: str) -> str:
+    """*encoding*'s reading of the scored window."""
+    text = scored.texts.get(encoding)
+    return text if text is not None else decode_bytes(encoding, scored.window)[0]
 
 
 def _reads_window(scored: detection.Scores, encoding: str) -> bool:
@@ -219,8 +256,7 @@ def _case(scored: detection.Scores, encoding: str) -> tuple[int, bool]:
     where a regular expression over the decoded text took 60), on the reading for a multi-byte one."""
     if encoding in single_byte.TABLES:
         return case_of_bytes(scored.window, encoding)
-    text = scored.texts.get(encoding)
-    return case_of_text(text if text is not None else decode_bytes(encoding, scored.window)[0])
+    return case_of_text(_reading(scored, encoding))
 
 
 def case_of_bytes(data: bytes, encoding: str) -> tuple[int, bool]:
@@ -251,4 +287,3 @@ def _letter_cases(encoding: str) -> bytes:
         _SMALL if table[byte].islower() else _CAPITAL if byte >= 0x80 and table[byte].isupper() else _OTHER
         for byte in range(0x100)
     )
-

@@ -212,6 +212,35 @@ def test_a_short_koi8_r_page_under_a_windows_1251_label_is_doubted(text):
     assert decoded.doubted in ("KOI8-R", "KOI8-U") and quarantine_reason(decoded) == DECLARATION_DOUBTED
 
 
+# The mirror case: short texts with no capital at all.  Their windows-1251 reading is all capitals, no word
+# inverted, its letters a permutation of the true ones ("беззнаковое" -> "ВЕЪЪОБЛПЧПЕ"): told by letter pairs.
+LOWERCASE_RUSSIAN = [
+    "обнаружен активный сеанс связи",
+    "ошибка чтения файла конфигурации",
+    "беззнаковое число вне диапазона",
+    "раздел оверлея не найден в памяти",
+    "не удалось открыть каталог",
+]
+
+
+@pytest.mark.parametrize("text", LOWERCASE_RUSSIAN)
+def test_a_short_koi8_r_page_without_capitals_under_a_windows_1251_label_is_doubted(text):
+    body = page(text).encode("koi8_r")
+    decoded = decode(body, "text/html; charset=windows-1251", "https://www.example.com/")
+    assert decoded.doubted in ("KOI8-R", "KOI8-U") and quarantine_reason(decoded) == DECLARATION_DOUBTED
+
+
+@pytest.mark.parametrize("text", LOWERCASE_RUSSIAN)
+@pytest.mark.parametrize(
+    ("case", "codec", "label"), [(str.lower, "koi8_r", "koi8-r"), (str.upper, "cp1251", "windows-1251")]
+)
+def test_the_true_label_of_such_a_page_is_never_doubted(text, case, codec, label):
+    body = page(case(text)).encode(codec)
+    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.text == body.decode(codec)
+
+
 # True pages in capitals: their rivals' readings are small letters, which the capital count must not favour.
 CAPITALS = [
     ("ВНИМАНИЕ! ПРОВЕРКА СИСТЕМЫ ЗАВЕРШЕНА. ВСЕ ДАННЫЕ СОХРАНЕНЫ.", "cp1251", "windows-1251"),
