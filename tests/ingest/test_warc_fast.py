@@ -6,6 +6,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import struct
+import zlib
 from dataclasses import replace
 
 import pytest
@@ -57,6 +59,23 @@ def test_a_clean_gzip_warc_is_read_whole_by_the_fast_path():
     assert fast == list(read_entries(open_source("-", stdin=io.BytesIO(data)), 0, 1 << 20))
 
 
+#: RFC 1952's optional gzip header fields, by their FLG bit.
+FHCRC, FEXTRA, FNAME, FCOMMENT = 0x02, 0x04, 0x08, 0x10
+
+
+def with_header_fields(member: bytes, flags: int, *, header_crc: bytes | None = None) -> bytes:
+    """*member* (a bare 10-byte gzip header) with the header fields *flags* names, as RFC 1952 lays them out;
+    flags outside them (the reserved bits) are set as given."""
+    header = bytearray(member[:10])
+    header[3] = flags
+    header += b"\x05\x00extra" if flags & FEXTRA else b""
+    header += b"name.warc\x00" if flags & FNAME else b""
+    header += b"a comment\x00" if flags & FCOMMENT else b""
+    if flags & FHCRC:
+        header += header_crc if header_crc is not None else struct.pack("<H", zlib.crc32(header) & 0xFFFF)
+    return bytes(header) + member[10:]
+
+
 def unusual_records() -> dict[str, bytes]:
     builder = WarcBuilder(gzip=True)
     builder.warcinfo(isPartOf="x")
@@ -75,6 +94,9 @@ def unusual_records() -> dict[str, bytes]:
         "a bare LF blank line in the header": good + gzip.compress(plain.replace(b"\r\nWARC-Date:", b"\n\nWARC-Date:")) + good,
         "broken header": good + broken_warc_header(True) + good,
         "corrupt member": good + corrupt_gzip_member() + good,
+        "reserved gzip flag bits": good + with_header_fields(gzip.compress(plain, mtime=0), 0xE0) + good,
+        "gzip header fields": good + with_header_fields(gzip.compress(plain, mtime=0), FEXTRA | FNAME | FCOMMENT | FHCRC) + good,
+        "gzip header CRC wrong": good + with_header_fields(gzip.compress(plain, mtime=0), FHCRC, header_crc=b"\0\0") + good,
         "folded header line": good + gzip.compress(folded) + good,
         "latin-1 header": good + gzip.compress(latin1) + good,
         "blank lines after": good + b"\r\n\r\n",
@@ -138,6 +160,28 @@ def test_damaged_archives_read_the_same(flips):
     for where, value in flips:
         damaged[int(where * len(data))] = value
     slow, fast = both(bytes(damaged))
+    assert fast == slow
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, 255),
+    st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), max_size=3),
+    st.sampled_from([0, 1, 6, 9]),
+)
+@example(0x20, [], 6)  # a reserved flag bit: ISA-L reads the member, zlib (hence warcio) refuses it
+@example(FHCRC, [(0.011, 0)], 6)  # the header CRC damaged
+@example(0, [(0.99, 1)], 6)  # the member's length damaged
+def test_the_fast_path_inflates_what_zlib_inflates(flags, flips, level):
+    # The fast path inflates with ISA-L and warcio with zlib: a damaged member or an odd header, the same records.
+    plain = hand_written_response("https://example.com/p", http_block(200, [], b"<p>page</p>" * 50))
+    member = bytearray(with_header_fields(gzip.compress(plain, compresslevel=level, mtime=0), flags))
+    for where, value in flips:
+        member[int(where * len(member))] = value
+    builder = WarcBuilder(gzip=True)
+    builder.page("https://example.com/a", b"<p>a</p>")
+    good = builder.getvalue()
+    slow, fast = both(good + bytes(member) + good)
     assert fast == slow
 
 
