@@ -74,7 +74,7 @@ _SCAN_BYTES = 1024 * 1024
 _OVERLAP = 64 * 1024
 _CHUNK = 64 * 1024
 #: WARC 1.1's field names (section 5) by their lower-case form: a writer's ``warc-date`` is read as WARC-Date.
-_FIELD_NAMES = {
+FIELD_NAMES = {
     name.lower(): name
     for name in (
         "WARC-Type", "WARC-Record-ID", "WARC-Date", "Content-Length", "Content-Type", "WARC-Concurrent-To",
@@ -367,7 +367,7 @@ def kept_bytes(kind: str, block_limit: int) -> int:
 
 def standard_names(headers: list[tuple[str, str]]) -> dict[str, str]:
     """The WARC header fields, the standard's names in the standard's case, values without surrounding space."""
-    return {_FIELD_NAMES.get(name.strip().lower(), name): value.strip() for name, value in headers}
+    return {FIELD_NAMES.get(name.strip().lower(), name): value.strip() for name, value in headers}
 
 
 def checked_digests(kind: str, fields: dict[str, str]) -> tuple[digest.Digest | None, digest.Digest | None]:

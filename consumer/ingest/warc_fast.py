@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from isal import isal_zlib
 
 from .source import Source
-from .warc import DigestCheck, Entry, _kind, checked_digests, kept_bytes, read_entries, standard_names
+from .warc import FIELD_NAMES, DigestCheck, Entry, _kind, checked_digests, kept_bytes, read_entries
 
 #: Compressed bytes read from the input at a time, and handed to zlib at a time.
 _READ = 1024 * 1024
@@ -211,7 +211,7 @@ class _Record:
 
 @dataclass(frozen=True, slots=True)
 class _Head:
-    #: The header's fields as ``warc.read_entries`` gives them (``standard_names``).
+    #: The header's fields as ``warc.read_entries`` gives them (``warc.standard_names``).
     fields: dict[str, str]
     kind: str
     #: Where the block starts in the member's inflated bytes, and its Content-Length.
@@ -227,24 +227,36 @@ def _head(data: bytes) -> _Head | None:
     head_end = data.find(b"\r\n\r\n", version_end - 2, _HEADER_MAX)
     if head_end < 0:
         return None
-    headers: list[tuple[str, str]] = []
-    for raw in data[version_end:head_end].split(b"\n"):
-        if raw[:1] in (b" ", b"\t"):
+    raw = data[version_end:head_end]
+    try:
+        # Each line as UTF-8 when the whole header is (a line break is never inside a UTF-8 sequence).
+        lines = raw.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        lines = [_text(line) for line in raw.split(b"\n")]
+    # What standard_names makes of warcio's (name, value) pairs, made in the one pass.
+    fields: dict[str, str] = {}
+    rec_type = None
+    for line in lines:
+        if line[:1] in (" ", "\t"):
             return None  # a folded line: warcio's rules for it are not repeated here
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            line = raw.decode("iso-8859-1")
         line = line.rstrip()
         if not line:
             return None  # a blank line (a bare LF, or spaces) ends warcio's header there
         name, colon, value = line.partition(":")
         if colon:
-            headers.append((name.rstrip(" \t"), value.lstrip()))
-    fields = standard_names(headers)
+            name = name.rstrip(" \t")
+            if rec_type is None and name.lower() == "warc-type":
+                rec_type = value.lstrip()  # the first WARC-Type, as warcio takes it (fields keep the last)
+            fields[FIELD_NAMES.get(name.strip().lower(), name)] = value.strip()
     length = fields.get("Content-Length", "")
     if not length.isdigit():
         return None
-    # The first WARC-Type, as warcio takes it (the fields keep the last of a name written twice).
-    rec_type = next((value for name, value in headers if name.lower() == "warc-type"), None)
     return _Head(fields, _kind(rec_type, fields), head_end + 4, int(length))
+
+
+def _text(line: bytes) -> str:
+    """A header line as warcio decodes it: UTF-8, else ISO-8859-1."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line.decode("iso-8859-1")
