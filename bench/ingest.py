@@ -16,12 +16,18 @@ record, and uncompressed.  For each file, in alternating rounds (median reported
   carry warcio's WARC-Block-Digest: each block hashed whole), nothing converted or produced;
 - reader, no digests: the same with no digest checked (``checked_digests`` answering "none" for
   this row only): what checking them costs;
+- inflate (ISA-L): every member inflated as the reader inflates it, nothing parsed: the floor of
+  the reader (gunzip, Python's gzip module on zlib, stays the baseline);
 - ingest: ``Ingester.run`` to a fresh landing topic with the default batches (1000 records, one
-  transaction each, with its checkpoint), start-up included, to the last commit.
+  transaction each, with its checkpoint), start-up included, to the last commit, the producer
+  compressing with the default codec (zstd, level 1);
+- ingest, lz4 / ingest, no compression: the same with ``compression.type`` lz4 or none (what an
+  operator can set in ``kafka_config``): what the landing topic's compression costs.
 
 "x gunzip" is each row's speed over gunzip's in the same run (issue 39's target: ingest >= 0.6x).
 "CPU s" is the process's CPU time (all its threads: librdkafka's compression included, the broker's
-not): the per-core figure on a machine whose cores the broker and other work share.
+not): the per-core figure on a machine whose cores the broker and other work share; "other
+threads" is the part of it not spent in the calling thread (librdkafka's: compression, the wire).
 
 MB/s are of the file as stored (compressed for .warc.gz), and of the response payload (uncompressed
 HTTP blocks).  Uses KAFKA_BOOTSTRAP_SERVERS, or starts a LocalBroker.  No assertions: numbers only.
@@ -30,6 +36,7 @@ HTTP blocks).  Uses KAFKA_BOOTSTRAP_SERVERS, or starts a LocalBroker.  No assert
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
 import io
 import random
@@ -42,12 +49,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+if str(REPO) not in sys.path:  # PYTHONPATH, when given, is searched first: another version's code to measure
+    sys.path.append(str(REPO))
 
 from bench_broker import broker_for_bench  # noqa: E402
 from warcio.archiveiterator import ArchiveIterator  # noqa: E402
 from warcio.warcwriter import WARCWriter  # noqa: E402
 
+import consumer  # noqa: E402
 from consumer.ingest import Ingester, IngestOptions  # noqa: E402
 from consumer.kafka import KafkaConnection, ensure_topics, make_admin  # noqa: E402
 from consumer.observability.logging import configure_logging  # noqa: E402
@@ -159,6 +168,20 @@ def read_entries_fast_no_digests(path: Path) -> None:
         read_entries_fast(path)
 
 
+def inflate_isal(path: Path) -> None:
+    from isal import isal_zlib
+
+    with open(path, "rb") as f:
+        data = f.read()
+    view, at = memoryview(data), 0
+    while at < len(data):
+        inflater = isal_zlib.decompressobj(16 + isal_zlib.MAX_WBITS)
+        while not inflater.eof:
+            chunk = view[at : at + 32 * 1024]
+            inflater.decompress(chunk)
+            at += len(chunk) - len(inflater.unused_data)
+
+
 def fastwarc_installed() -> bool:
     try:
         import fastwarc  # noqa: F401
@@ -180,12 +203,16 @@ def ingest(connection: KafkaConnection, serializer: AvroSerializer) -> Callable[
 
 
 CPU: dict[str, list[float]] = {}
+#: CPU time of the threads other than the caller's (librdkafka's), by row.
+OTHER_CPU: dict[str, list[float]] = {}
 
 
 def timed(function: Callable[[Path], None], path: Path, name: str = "") -> float:
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, own = time.perf_counter(), time.process_time(), time.thread_time()
     function(path)
-    CPU.setdefault(name, []).append(time.process_time() - cpu)
+    spent = time.process_time() - cpu
+    CPU.setdefault(name, []).append(spent)
+    OTHER_CPU.setdefault(name, []).append(spent - (time.thread_time() - own))
     return time.perf_counter() - started
 
 
@@ -195,7 +222,7 @@ def main() -> int:
     parser.add_argument("--kb", type=int, default=30, help="size of each page")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (median reported)")
     args = parser.parse_args()
-    configure_logging("warning", json=False)
+    configure_logging("error", json=False)  # librdkafka warns that consumers ignore compression.type
 
     bootstrap, stop_broker = broker_for_bench()
     try:
@@ -208,14 +235,20 @@ def main() -> int:
 
 def run(args: argparse.Namespace, connection: KafkaConnection, workdir: Path) -> None:
     contenders: dict[str, Callable[[Path], None]] = {
-        "read": read_raw, "gunzip": gunzip, "warcio": parse_warcio, "reader": read_entries_fast,
-        "reader, no digests": read_entries_fast_no_digests,
+        "read": read_raw, "gunzip": gunzip, "inflate (ISA-L)": inflate_isal, "warcio": parse_warcio,
+        "reader": read_entries_fast, "reader, no digests": read_entries_fast_no_digests,
     }
     if fastwarc_installed():
         contenders["fastwarc"] = parse_fastwarc
-    contenders["ingest"] = ingest(connection, AvroSerializer(SchemaStore(), "RawResponse"))
+    serializer = AvroSerializer(SchemaStore(), "RawResponse")
+    contenders["ingest"] = ingest(connection, serializer)
+    for codec, name in (("lz4", "ingest, lz4"), ("none", "ingest, no compression")):
+        extra = {**connection.extra, "compression.type": codec}
+        contenders[name] = ingest(dataclasses.replace(connection, extra=extra), serializer)
     print(
-        f"broker {connection.bootstrap_servers}; {args.records} pages of {args.kb} KB, {args.rounds} rounds", flush=True
+        f"broker {connection.bootstrap_servers}; {args.records} pages of {args.kb} KB, {args.rounds} rounds; "
+        f"code {Path(consumer.__file__).parents[1]}",
+        flush=True,
     )
     if "fastwarc" not in contenders:
         print("fastwarc not installed: its row is left out (pip install fastwarc)")
@@ -223,7 +256,9 @@ def run(args: argparse.Namespace, connection: KafkaConnection, workdir: Path) ->
         path = workdir / ("bench.warc.gz" if compress else "bench.warc")
         payload = write_warc(path, args.records, args.kb, compress=compress)
         size = path.stat().st_size
-        times: dict[str, list[float]] = {name: [] for name in contenders if compress or name != "gunzip"}
+        times: dict[str, list[float]] = {
+            name: [] for name in contenders if compress or name not in ("gunzip", "inflate (ISA-L)")
+        }
         for _ in range(args.rounds):
             for name in times:
                 times[name].append(timed(contenders[name], path, name))
@@ -231,18 +266,20 @@ def run(args: argparse.Namespace, connection: KafkaConnection, workdir: Path) ->
         print(f"{path.name}: {size / 1e6:.1f} MB of file, {payload / 1e6:.1f} MB of responses")
         print(table(times, size, payload))
         CPU.clear()
+        OTHER_CPU.clear()
 
 
 def table(times: dict[str, list[float]], size: int, payload: int) -> str:
     read = statistics.median(times["read"])
     gunzip_s = statistics.median(times["gunzip"]) if "gunzip" in times else None
     gunzip_cpu = statistics.median(CPU["gunzip"]) if "gunzip" in CPU else None
-    rows = [("", "s (median)", "CPU s", "MB/s of file", "MB/s of responses", "x read", "x warcio", "x gunzip",
-             "x gunzip (CPU)")]  # fmt: skip
+    rows = [("", "s (median)", "CPU s", "other threads", "MB/s of file", "MB/s of responses", "x read", "x warcio",
+             "x gunzip", "x gunzip (CPU)")]  # fmt: skip
     for name, runs in times.items():
-        seconds, cpu = statistics.median(runs), statistics.median(CPU[name])
+        seconds, cpu, other = statistics.median(runs), statistics.median(CPU[name]), statistics.median(OTHER_CPU[name])
         rows.append((
-            name, f"{seconds:.3f}", f"{cpu:.3f}", f"{size / seconds / 1e6:.1f}", f"{payload / seconds / 1e6:.1f}",
+            name, f"{seconds:.3f}", f"{cpu:.3f}", f"{other:.3f}", f"{size / seconds / 1e6:.1f}",
+            f"{payload / seconds / 1e6:.1f}",
             f"{read / seconds:.4f}", f"{statistics.median(times['warcio']) / seconds:.2f}",
             f"{gunzip_s / seconds:.2f}" if gunzip_s else "-", f"{gunzip_cpu / cpu:.2f}" if gunzip_cpu else "-",
         ))  # fmt: skip
