@@ -27,11 +27,19 @@ from __future__ import annotations
 import zlib
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-
-from isal import isal_zlib
+from types import ModuleType
 
 from .source import Source
 from .warc import FIELD_NAMES, DigestCheck, Entry, _kind, checked_digests, kept_bytes, read_entries
+
+#: The gzip members' inflater: ISA-L's, installed on CPython only (pyproject.toml); elsewhere zlib, the same bytes.
+inflating: ModuleType = zlib
+try:
+    from isal import isal_zlib
+
+    inflating = isal_zlib
+except ImportError:
+    pass
 
 #: Compressed bytes read from the input at a time, and handed to zlib at a time.
 _READ = 1024 * 1024
@@ -43,8 +51,7 @@ _MEMBER_MAX = 8 * 1024 * 1024
 _GZIP = b"\x1f\x8b\x08"
 #: RFC 1952's FLG bits 5 to 7, reserved: zlib refuses a member that sets one, ISA-L reads it.
 _RESERVED_FLAGS = 0xE0
-# isal's stub declares its error an instance of Exception; it is a class (isal_zlib.error is igzip_lib.IsalError).
-_INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, isal_zlib.error)  # type: ignore[assignment]
+_INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, inflating.error)
 #: WARC 1.0 and 1.1, and ClueWeb09's drafts 0.17 and 0.18, as warcio reads them.
 _VERSIONS = (b"WARC/1.0\r\n", b"WARC/1.1\r\n", b"WARC/0.17\r\n", b"WARC/0.18\r\n")
 
@@ -121,7 +128,7 @@ def _inflate(buffer: bytes, at: int, block_limit: int) -> tuple[_Record, int] | 
     """
     if len(buffer) > at + 3 and buffer[at + 3] & _RESERVED_FLAGS:
         return -1
-    inflater = isal_zlib.decompressobj(16 + isal_zlib.MAX_WBITS)
+    inflater = inflating.decompressobj(16 + inflating.MAX_WBITS)
     record = _Record(block_limit)
     view = memoryview(buffer)
     position = at
@@ -251,7 +258,17 @@ def _head(data: bytes) -> _Head | None:
     length = fields.get("Content-Length", "")
     if not length.isdigit():
         return None
+    if "WARC-Target-URI" in fields:
+        fields["WARC-Target-URI"] = _target_uri(fields["WARC-Target-URI"])
     return _Head(fields, _kind(rec_type, fields), head_end + 4, int(length))
+
+
+def _target_uri(uri: str) -> str:
+    """WARC-Target-URI as warcio rewrites it in the fields it gives: without angle brackets, spaces as %20 (a
+    space ends a URI: an invalid one, as a damaged or careless writer leaves it)."""
+    if uri.startswith("<") and uri.endswith(">"):
+        uri = uri[1:-1]
+    return uri.replace(" ", "%20")
 
 
 def _text(line: bytes) -> str:
