@@ -241,6 +241,33 @@ def test_the_true_label_of_such_a_page_is_never_doubted(text, case, codec, label
     assert decoded.text == body.decode(codec)
 
 
+# windows-1253 and ISO-8859-7 differ in a few bytes: windows-1253's "Ά" (0xA2) is ISO-8859-7's right single quote,
+# so a windows-1253 page under an ISO-8859-7 label has a word starting with a quote glued to it ("’νοιγμα").
+GREEK_WITH_ALPHA_TONOS = [
+    "Άνοιγμα του αρχείου απέτυχε, δοκιμάστε ξανά αργότερα.",
+    "Η ρύθμιση αποθηκεύτηκε. Άλλες αλλαγές δεν έγιναν στο σύστημα.",
+]
+#: ISO-8859-7 pages with quotes where Greek has them: an elision after a letter, single quotes around a word.
+GREEK_WITH_QUOTES = [
+    "Σ’ αγαπώ, είπε, και το ‘τέλος’ ήρθε νωρίς για όλους μας σήμερα.",
+    "Το αρχείο ‘ρυθμίσεις’ δεν βρέθηκε, δοκιμάστε ξανά αργότερα.",
+]
+
+
+@pytest.mark.parametrize("text", GREEK_WITH_ALPHA_TONOS)
+def test_a_windows_1253_page_under_an_iso_8859_7_label_is_doubted_on_one_alpha_with_tonos(text):
+    decoded = decode(page(text).encode("cp1253"), "text/html; charset=iso-8859-7", "https://www.example.com/")
+    assert decoded.doubted == "windows-1253" and quarantine_reason(decoded) == DECLARATION_DOUBTED
+
+
+@pytest.mark.parametrize("text", [*GREEK_WITH_QUOTES, *GREEK_WITH_ALPHA_TONOS])
+def test_an_iso_8859_7_page_with_its_quotes_is_never_doubted(text):
+    body = page(text).encode("iso8859_7")
+    decoded = decode(body, "text/html; charset=iso-8859-7", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.text == body.decode("iso8859_7")
+
+
 # True pages in capitals: their rivals' readings are small letters, which the capital count must not favour.
 CAPITALS = [
     ("ВНИМАНИЕ! ПРОВЕРКА СИСТЕМЫ ЗАВЕРШЕНА. ВСЕ ДАННЫЕ СОХРАНЕНЫ.", "cp1251", "windows-1251"),

@@ -320,6 +320,10 @@ _FINAL_LETTERS = frozenset("ךםןףץς")
 _VISUAL = ("ISO-8859-8",)
 #: Signs that close what precedes them and are followed by a space, not by a letter.
 _CLOSING_SIGNS = frozenset("”™•…")
+#: ... and, in one encoding, a sign that stands where a sibling has a capital: ISO-8859-7's right single quote is
+#: windows-1253's "Ά" (0xA2), so in a windows-1253 page read as ISO-8859-7 it starts words ("’νω" for "Άνω"), where
+#: Greek text has it after a letter (an elision, "σ’ αγαπώ"), rarely before one.
+_CLOSING_HERE = {"ISO-8859-7": "’"}
 #: Per pair (a 16 x 16 table, 16 * first class + second class), nats: 0 where nothing is implausible.
 _CAMEL = math.log(1e-3)  # a capital right after a small letter: "прЯмо"
 #: A capital starting a word or an all-capitals run, and one followed by a small letter: a capitalised
@@ -376,7 +380,7 @@ def _pair_classes(encoding: str) -> bytes:
             table[0x80 + index] = _SMALL
         elif category[0] == "M":
             table[0x80 + index] = _MARK
-        elif char in _CLOSING_SIGNS:
+        elif char in _CLOSING_SIGNS or char in _CLOSING_HERE.get(encoding, ""):
             table[0x80 + index] = _CLOSING
     return bytes(table)
 
