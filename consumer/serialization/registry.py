@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
-
-from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
-from confluent_kafka.schema_registry.error import SchemaRegistryError
 
 from ..exceptions import ConfigError
 from .exceptions import RegistryError, SchemaDefinitionError, UnknownSchemaError
 from .schemas import SchemaStore, StoredSchema
+
+if TYPE_CHECKING:
+    from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+
+# confluent_kafka.schema_registry is imported where it is first used, not here: it brings an HTTP client and its
+# dependencies, 0.3 s of CPU at the start of every command (each `ingest --jobs` worker's), most of which never
+# talk to a registry.
 
 _SCHEMES = ("http", "https", "mock")
 _NOT_FOUND = 404
@@ -105,6 +109,8 @@ class SchemaRegistry:
     def client(self) -> SchemaRegistryClient:
         if self._client is None:
             conf = {**self._config, "url": self.url}
+            from confluent_kafka.schema_registry import SchemaRegistryClient
+
             try:
                 # new_client() returns the in-memory mock for mock:// URLs.
                 self._client = SchemaRegistryClient.new_client(conf)
@@ -117,6 +123,8 @@ class SchemaRegistry:
         key = (subject, schema.fingerprint)
         found = self._ids.get(key)
         if found is None:
+            from confluent_kafka.schema_registry import Schema
+
             request = Schema(_dumps(schema.standalone), "AVRO")
             if self.auto_register:
                 found = self._call(self.client.register_schema, subject, request)
@@ -129,8 +137,7 @@ class SchemaRegistry:
         try:
             found = self._call(self.client.lookup_schema, subject, request).schema_id
         except RegistryError as exc:
-            cause = exc.__cause__
-            if isinstance(cause, SchemaRegistryError) and cause.http_status_code == _NOT_FOUND:
+            if _not_found(exc.__cause__):
                 raise ConfigError(
                     f"{schema.name} (fingerprint {schema.fingerprint_hex}) is not registered under subject"
                     f" {subject!r} and auto-registration is off: register it first"
@@ -189,6 +196,8 @@ class SchemaRegistry:
     def _call(method: Callable[..., _T], *args: Any, missing: str | None = None, schema_id: int | None = None) -> _T:
         """*method(*args)*; "not found" becomes UnknownSchemaError(*missing*) where
         that is the message's fault, any other failure RegistryError."""
+        from confluent_kafka.schema_registry.error import SchemaRegistryError
+
         try:
             return method(*args)
         except SchemaRegistryError as exc:
@@ -212,3 +221,10 @@ def _redacted(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, "***@" + host, parts.path, parts.query, parts.fragment))
+
+
+def _not_found(error: BaseException | None) -> bool:
+    """Whether *error* is the registry's "not found" (404)."""
+    from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+    return isinstance(error, SchemaRegistryError) and error.http_status_code == _NOT_FOUND
