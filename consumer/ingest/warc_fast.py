@@ -80,14 +80,22 @@ def entries(source: Source, start: int, block_limit: int) -> Iterator[Entry]:
         if previous is None:
             yield from read_entries(source, offset, block_limit)
             return
-        for entry in read_entries(source, previous, block_limit):
-            if entry.offset < offset:
-                continue  # the record before, read again for warcio's sake
-            yield entry
-            previous, offset = entry.offset, entry.end
-            break
-        else:
-            return
+        handed = _first_at_or_after(read_entries(source, previous, block_limit), offset)
+        if handed is None or handed.offset < offset:
+            # warcio, started at the record before, read past where this path stopped as one record: after a
+            # damaged member its offsets can fall short of the member's end, and started there it reads garbage
+            # to the end of the input.  Started where this path stopped (a member's start), it reads what follows.
+            handed = next(read_entries(source, offset, block_limit), None)
+            if handed is None:
+                return
+        yield handed
+        previous, offset = handed.offset, handed.end
+
+
+def _first_at_or_after(read: Iterator[Entry], offset: int) -> Entry | None:
+    """The first entry of *read* that is not wholly before *offset* (the record before it, read again for
+    warcio's sake), or None."""
+    return next((entry for entry in read if entry.end > offset or entry.offset >= offset), None)
 
 
 def fast_entries(source: Source, start: int, block_limit: int) -> Generator[Entry, None, int]:

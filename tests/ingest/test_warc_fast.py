@@ -248,6 +248,11 @@ def test_digest_verdicts_are_the_same_on_both_readers(limit):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, 6), st.floats(0, 1, exclude_max=True), st.integers(0, 255)), max_size=4))
+# A record's last bytes damaged, the next but one's first: warcio's offsets after the first fall short of its
+# member's end, and warcio started there read the rest as one malformed record (the records after it were lost).
+@example([(2, 0.998046875, 28), (4, 0.0, 0)])
+# A space joined into the Target-URI (warcio writes it as %20).
+@example([(1, 0.1557, 0)])
 def test_records_damaged_before_compression_read_the_same(flips):
     # Damage zlib's CRC cannot see: bytes changed before each record was gzipped, as a bad disk or writer would.
     builder = WarcBuilder()
