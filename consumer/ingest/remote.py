@@ -302,7 +302,7 @@ class RangeReader(io.RawIOBase):
             return
         # 200: the whole object (a server without Range support); its length is the object's size.
         length = response.headers.get("Content-Length")
-        if length is not None and length.isdigit():
+        if length is not None and length.isascii() and length.isdigit():
             self.size = int(length)
         self._response, self._at = response, 0
         if start:

@@ -465,7 +465,7 @@ def _arc_fields(arc: dict[str, str]) -> dict[str, str]:
     """An ARC header line's URL, IP address and date (YYYYMMDDhhmmss, UTC) under their WARC names."""
     date = arc.get("archive-date", "")
     fields = {"WARC-Target-URI": arc.get("uri", ""), "WARC-IP-Address": arc.get("ip-address", "")}
-    if len(date) >= 14 and date[:14].isdigit():
+    if len(date) >= 14 and date[:14].isascii() and date[:14].isdigit():
         fields["WARC-Date"] = f"{date[:4]}-{date[4:6]}-{date[6:8]}T{date[8:10]}:{date[10:12]}:{date[12:14]}Z"
     elif date:
         fields["WARC-Date"] = date  # a shorter date: from_warc reads what it can of it

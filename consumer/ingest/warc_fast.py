@@ -264,7 +264,7 @@ def _head(data: bytes) -> _Head | None:
                 rec_type = value.lstrip()  # the first WARC-Type, as warcio takes it (fields keep the last)
             fields[FIELD_NAMES.get(name.strip().lower(), name)] = value.strip()
     length = fields.get("Content-Length", "")
-    if not length.isdigit():
+    if not (length.isascii() and length.isdigit()):
         return None
     if "WARC-Target-URI" in fields:
         fields["WARC-Target-URI"] = _target_uri(fields["WARC-Target-URI"])
