@@ -117,7 +117,7 @@ def read_entries(source: Source, start: int, block_limit: int) -> Iterator[Entry
         records = iter(iterator)
         # Where the record being read starts: the previous one's end.  warcio's own offset is not used for
         # it: after a damaged gzip member it can point anywhere, even before the start of the input.
-        expected = offset
+        expected = last_start = offset
         printed: list[str] = []
         try:
             while True:
@@ -131,7 +131,7 @@ def read_entries(source: Source, start: int, block_limit: int) -> Iterator[Entry
                     break
                 if printed:
                     entry, printed = _with_notes(entry, printed), []
-                expected = entry.end
+                expected, last_start = entry.end, entry.offset
                 yield entry
             if printed or _damage(source):  # warcio complained at the end, or the input ended early: no record there
                 raise ArchiveLoadFailed(_damage(source) or printed[0])
@@ -141,7 +141,9 @@ def read_entries(source: Source, start: int, block_limit: int) -> Iterator[Entry
             raise ArchiveLoadFailed("no record could be read here")
         except _UNREADABLE as exc:
             message = _damage(source) or str(exc).strip() or type(exc).__name__
-            if _WHOLE_FILE_GZIP in message or _one_gzip_stream(source, expected):
+            if _one_gzip_stream(source, expected) or (
+                _WHOLE_FILE_GZIP in message and not _one_record_member(source, expected, last_start)
+            ):
                 raise SourceError(
                     f"{source.name}: a gzip member holds several records past the start of the file: recompress "
                     f"it with `warcio recompress {source.name} OUT.warc.gz`"
@@ -550,6 +552,26 @@ def _one_gzip_stream(source: Source, start: int) -> bool:
     except zlib.error:
         return False
     return _RECORD_START.match(b"\n" + inflated) is not None and _RECORD_START.search(inflated, 1) is not None
+
+
+def _one_record_member(source: Source, *starts: int) -> bool:
+    """Whether a gzip member starts at one of *starts* (the record warcio failed on, or the one before it) and
+    holds one record: then warcio's "non-chunked gzip file" is about that record's own bytes (what follows its
+    block is not the blank lines it expects: a damaged record, not a file gzipped whole)."""
+    return any(_holds_one_record(source, start) for start in starts)
+
+
+def _holds_one_record(source: Source, start: int) -> bool:
+    source.seek_at_or_after(start)
+    compressed = source.stream.read(_SCAN_BYTES)
+    if not compressed.startswith(_GZIP_MEMBER):
+        return False
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        inflated = inflater.decompress(compressed, 4 * _SCAN_BYTES)
+    except zlib.error:
+        return False
+    return inflater.eof and _RECORD_START.match(b"\n" + inflated) is not None and not _RECORD_START.search(inflated, 1)
 
 
 def _only_blank_after(source: Source, position: int) -> bool:

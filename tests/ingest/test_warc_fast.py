@@ -255,6 +255,9 @@ def test_digest_verdicts_are_the_same_on_both_readers(limit):
 @example([(1, 0.1557, 0)])
 # A Content-Length digit turned "¹" (0xB9 read as ISO-8859-1), which str.isdigit() calls a digit and int() refuses.
 @example([(0, 0.921875, 185)])
+# The last record's closing blank lines damaged: warcio says "non-chunked gzip file", but the file is gzipped per
+# record (its last record is malformed, not the file refused).
+@example([(6, 0.998046875, 28)])
 def test_records_damaged_before_compression_read_the_same(flips):
     # Damage zlib's CRC cannot see: bytes changed before each record was gzipped, as a bad disk or writer would.
     builder = WarcBuilder()
