@@ -543,35 +543,34 @@ def _one_gzip_stream(source: Source, start: int) -> bool:
     warcio says so itself at the second record, unless its offsets went wrong first (they do: it subtracts
     the decompressed bytes it holds from the compressed position).
     """
-    source.seek_at_or_after(start)
-    compressed = source.stream.read(_SCAN_BYTES)
-    if not compressed.startswith(_GZIP_MEMBER):
-        return False
-    try:
-        inflated = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(compressed, 4 * _SCAN_BYTES)
-    except zlib.error:
-        return False
-    return _RECORD_START.match(b"\n" + inflated) is not None and _RECORD_START.search(inflated, 1) is not None
+    member = _member_head(source, start)
+    return member is not None and _RECORD_START.search(member[0], 1) is not None
 
 
 def _one_record_member(source: Source, *starts: int) -> bool:
     """Whether a gzip member starts at one of *starts* (the record warcio failed on, or the one before it) and
     holds one record: then warcio's "non-chunked gzip file" is about that record's own bytes (what follows its
     block is not the blank lines it expects: a damaged record, not a file gzipped whole)."""
-    return any(_holds_one_record(source, start) for start in starts)
+    for start in starts:
+        member = _member_head(source, start)
+        if member is not None and member[1] and _RECORD_START.search(member[0], 1) is None:
+            return True
+    return False
 
 
-def _holds_one_record(source: Source, start: int) -> bool:
+def _member_head(source: Source, start: int) -> tuple[bytes, bool] | None:
+    """The first inflated bytes of the gzip member at *start*, and whether the member ended within them; None
+    when no member that begins with a record starts there."""
     source.seek_at_or_after(start)
     compressed = source.stream.read(_SCAN_BYTES)
     if not compressed.startswith(_GZIP_MEMBER):
-        return False
+        return None
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
         inflated = inflater.decompress(compressed, 4 * _SCAN_BYTES)
     except zlib.error:
-        return False
-    return inflater.eof and _RECORD_START.match(b"\n" + inflated) is not None and not _RECORD_START.search(inflated, 1)
+        return None
+    return (inflated, inflater.eof) if _RECORD_START.match(b"\n" + inflated) else None
 
 
 def _only_blank_after(source: Source, position: int) -> bool:

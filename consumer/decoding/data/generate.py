@@ -20,6 +20,7 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,19 @@ def main(argv: list[str] | None = None) -> int:
 def add_check_option(parser: argparse.ArgumentParser, output: Path) -> None:
     """The ``--check`` of a generator of *output* (this one and ``..build_detection_model``; .ci/run runs both)."""
     parser.add_argument("--check", action="store_true", help=f"write nothing; exit 1 if {output.name} would change")
+
+
+def table_literal(name: str, tables: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """The lines of a generated module's ``NAME: dict[str, dict[str, int]]`` literal, eight entries a line, in the
+    tables' own order."""
+    lines = [f"{name}: dict[str, dict[str, int]] = {{"]
+    for key, table in tables.items():
+        lines.append(f"    {key!r}: {{")
+        items = [f"{entry!r}: {n}" for entry, n in table.items()]
+        lines.extend("        " + ", ".join(items[start : start + 8]) + "," for start in range(0, len(items), 8))
+        lines.append("    },")
+    lines.append("}")
+    return lines
 
 
 def write_or_check(output: Path, text: str, check: bool) -> int:
