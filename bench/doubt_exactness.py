@@ -95,9 +95,7 @@ def main() -> None:
                 label,
                 contradiction.DOUBT_NATS,
                 contradiction.CASE_NATS,
-                examined=contradiction.DOUBT_EXAMINED,
-                window=contradiction.DOUBT_WINDOW,
-                min_high_bytes=128,
+                **contradiction.doubt_scope(label),
             )
     print(
         f"{compared} doubted() calls compared against {args.against}: {differences} differ; {doubts} doubts; "

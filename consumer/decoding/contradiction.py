@@ -49,10 +49,12 @@ _NOT_LEGACY = _NOT_ASCII_COMPATIBLE | {"UTF-8"}
 DOUBT_EVIDENCE = 16
 #: ... and only when the declared reading's likelihood is below the best one's by at least this many nats per
 #: character the two read differently.  Mojibake of a sibling label loses by 1.5 to 8 nats at each character it
-#: changes (KOI8-R read as windows-1251, all capitals, the least); a true label trails by more than 1.3 only
-#: for text the model has no language for (a Dutch page of Icelandic names read as Czech, 5), rarely
-#: (bench/false_declared.py chose it on the ``tune`` half of its corpus, bench/RESULTS.md).
-DOUBT_NATS_PER_CHARACTER = 1.5
+#: changes (KOI8-R read as windows-1251, all capitals, the least); a true label trails by more than 1 only
+#: for text the model has no language for (a Dutch page of Icelandic names read as Czech), rarely.
+#: bench/false_declared.py chose it on the ``tune`` half of its corpus (bench/RESULTS.md): false sibling labels
+#: at 16 and 32 non-ASCII characters 1.5 and 1.1% wrong and clean at 1.5, 1.1 and 0.9% at 1.25 or 1.0, true labels
+#: never doubted at either.
+DOUBT_NATS_PER_CHARACTER = 1.25
 #: ... and by at least this many nats in all: one character decides only when its reading is practically
 #: never text (a C1 control, a box-drawing character inside a word).
 DOUBT_NATS = 7.5
@@ -73,11 +75,24 @@ CASE_RIVALS = 3
 _NON_ASCII_CAPITAL = re.compile("[" + "".join(chr(c) for c in range(0x80, 0x3000) if chr(c).isupper()) + "]")
 
 
-#: The doubt looks at less than detection does (a window of 1 KiB, grown to 128 high bytes, within 16 KiB): it
-#: runs on every clean legacy decode, where detection's 4 KiB window and 64 KiB refinement cost a declared page
-#: twice its decode; 128 characters of evidence decide a doubt as well as 256.
-DOUBT_WINDOW = 1024
+#: The doubt reads less of a body than detection does (16 KiB, where detection reads 64): it runs on every clean
+#: legacy decode.
 DOUBT_EXAMINED = 16 * 1024
+#: Under a single-byte label it reads all of that, not a first window: a sibling's mojibake is often a few characters
+#: far apart (the one "Ά" of a Greek page, windows-1253's "¶" in ISO-8859-7; a Slovene name in Hungarian text), and
+#: a page of names in many languages reads as its language only beside its running text.  On
+#: bench/false_declared.py's ``tune`` half, false sibling labels at 1,024 non-ASCII characters were 1.3% wrong and
+#: clean with a first KiB (grown to 128 high bytes), 0.7% with 4 or 8 KiB, 0.4% with 16.  Under a multi-byte label
+#: it reads a first KiB, grown to 128 high bytes: every rival reads such a text differently nearly everywhere, and
+#: the multi-byte candidates' decodes, most of the doubt's cost, grow with the window (bench/decode.py's Big5, GBK
+#: and Shift_JIS pages: 103 us a doubt over 16 KiB, 32 over a KiB).
+MULTI_BYTE_WINDOW = 1024
+
+
+def doubt_scope(declared: str) -> dict[str, int]:
+    """What of a body the doubt of *declared* reads: ``detection.scores``' *examined*, *window* and *min_high_bytes*."""
+    window = DOUBT_EXAMINED if declared in SINGLE_BYTE else MULTI_BYTE_WINDOW
+    return {"examined": DOUBT_EXAMINED, "window": window, "min_high_bytes": 128}
 
 
 class Doubt(NamedTuple):
@@ -147,11 +162,10 @@ def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
         return None
     # A doubt needs a lead of DOUBT_NATS at least, of which the declared reading's capitals may give CASE_NATS each
     # (_strongest_rival): where no candidate can have it, scores stops early (None).
-    scope = {"examined": DOUBT_EXAMINED, "window": DOUBT_WINDOW, "min_high_bytes": 128}
     # Letter pairs (_strongest_rival) may add to any lead, so under a Cyrillic label only a page no rival leads at
     # all is settled early.
     margin = 0.0 if declared in _PAIRED else DOUBT_NATS
-    scored = detection.scores(payload, tld, **scope, lead_over=(declared, margin, CASE_NATS))
+    scored = detection.scores(payload, tld, **doubt_scope(declared), lead_over=(declared, margin, CASE_NATS))
     if scored is None or scored.non_ascii < DOUBT_EVIDENCE:
         return None
     declared_likelihood = scored.likelihood(declared)

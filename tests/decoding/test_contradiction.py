@@ -113,7 +113,9 @@ def test_a_stray_escape_in_an_ascii_page_stays_utf8():
 
 # -- 3. A false legacy label the text contradicts: doubted, quarantined -----------------------
 
-KOREAN = "대한민국 헌법 제1조 대한민국은 민주공화국이다. 대한민국의 주권은 국민에게 있고, 모든 권력은 국민으로부터 나온다."
+KOREAN = (
+    "대한민국 헌법 제1조 대한민국은 민주공화국이다. 대한민국의 주권은 국민에게 있고, 모든 권력은 국민으로부터 나온다."
+)
 RUSSIAN = "Привет! Это пример обычного текста на русском языке: погода сегодня хорошая, и мы идём гулять в парк."
 CHINESE_TW = "臺灣位於東亞，是一個島嶼。這裡的人們說國語和臺語，喜歡吃小吃，夜市非常熱鬧。"
 POLISH = "Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg: polskie litery są piękne, ale trudne."
@@ -139,6 +141,30 @@ def test_a_false_label_that_decodes_cleanly_is_doubted_and_quarantined(text, tru
     assert any("doubted" in conflict and true in conflict for conflict in decoded.conflicts)
 
 
+# Catalan, written for these tests: no language of windows-1252 but Catalan has "à", "è", "ò", "í", "ó" and "ú"
+# together, and before the model had Catalan, Slovak read its windows-1250 mojibake better than any of them read
+# the truth (a true label doubted, a false windows-1250 label passed).
+CATALAN = [
+    (
+        "L’aplicació no s’ha pogut iniciar perquè el fitxer de configuració és malmès. Això passa quan l’usuari té més "
+        "d’una còpia oberta; també és possible que la sessió anterior no s’hagi tancat bé."
+    ),
+    (
+        "A la tardor, els veïns de la plaça van a collir bolets al bosc. Després, a la nit, mengen pa amb tomàquet i "
+        "escalivada, i parlen de l’època en què el poble tenia més escoles, la música sonava a cada cantonada i les "
+        "festes d’estiu començaven després de la collita. Però aquest any la pluja va arribar aviat, i la fira es va "
+        "celebrar a l’església: què hi farem, és així."
+    ),
+]
+
+
+@pytest.mark.parametrize("text", CATALAN)
+@pytest.mark.parametrize("false_label", ["windows-1250", "iso-8859-2"])
+def test_a_catalan_page_under_a_central_european_label_is_doubted(text, false_label):
+    decoded = decode(page(text).encode("cp1252"), f"text/html; charset={false_label}", "https://www.example.com/")
+    assert decoded.doubted == "windows-1252" and quarantine_reason(decoded) == DECLARATION_DOUBTED
+
+
 # Sentences written for these tests, each in a language its encoding is used for.
 TRUTHS = [
     ("Le café est très bon à Paris, où l’été dure. Déjà vu : naïve façade, élève, garçon, cœur.", "cp1252"),
@@ -151,6 +177,7 @@ TRUTHS = [
     ("Het geïnstalleerde pakket werkt; de ruïne staat naast het café in België.", "cp1252"),
     ("Il pacchetto non è installato: perché la città è già piena, più gente può aspettare là, così è.", "cp1252"),
     ("Zijn reïntegratie in Oekraïne en Italië is geëvalueerd; de coëfficiënt van de analyse is naïef.", "cp1252"),
+    *((text, "cp1252") for text in CATALAN),
     ("Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg to słowa, które łatwo zapisać.", "cp1250"),
     ("Příliš žluťoučký kůň úpěl ďábelské ódy; řeka teče přes město a lidé chodí pěšky.", "cp1250"),
     ("Árvíztűrő tükörfúrógép; a gyerekek öröme és az őszi szél hűvös éjszakát hozott.", "cp1250"),
@@ -260,6 +287,18 @@ def test_a_windows_1253_page_under_an_iso_8859_7_label_is_doubted_on_one_alpha_w
     assert decoded.doubted == "windows-1253" and quarantine_reason(decoded) == DECLARATION_DOUBTED
 
 
+def test_a_sibling_character_far_into_the_page_is_seen():
+    # An ISO-8859-7 page whose one "Ά" (0xB6, windows-1253's pilcrow) comes after a KiB of Greek: the doubt reads
+    # the whole examined prefix, not a first window.
+    text = "Η ρύθμιση αποθηκεύτηκε σωστά και το σύστημα λειτουργεί κανονικά σήμερα. " * 35 + "Άλλες αλλαγές δεν έγιναν."
+    body = page(text).encode("iso8859_7")
+    assert body.index(b"\xb6") > 2 * 1024
+    decoded = decode(body, "text/html; charset=windows-1253", "https://www.example.com/")
+    assert decoded.doubted == "ISO-8859-7" and quarantine_reason(decoded) == DECLARATION_DOUBTED
+    decoded = decode(body, "text/html; charset=iso-8859-7", "https://www.example.com/")
+    assert decoded.doubted is None and decoded.text == body.decode("iso8859_7")
+
+
 @pytest.mark.parametrize("text", [*GREEK_WITH_QUOTES, *GREEK_WITH_ALPHA_TONOS])
 def test_an_iso_8859_7_page_with_its_quotes_is_never_doubted(text):
     body = page(text).encode("iso8859_7")
@@ -304,8 +343,8 @@ def test_a_doubted_decode_says_so_in_its_dict():
     assert decoded.as_dict(include_text=False)["doubted"] == "EUC-KR"
 
 
-
 # -- the capitals the doubt counts: from the bytes of a single-byte reading, as from its text ---------------
+
 
 @settings(max_examples=300, deadline=None)
 @given(data=st.binary(max_size=64), encoding=st.sampled_from(sorted(TABLES)))

@@ -1,7 +1,8 @@
 """Letter and letter-pair counts from Debian's translated manual pages: real running text for the detection model.
 
 A build-time module, run by hand on a Debian machine with translated manual pages installed (``man-db``,
-``apt``, ``dpkg``... install them under /usr/share/man/<language>), ``groff`` and ``dpkg``::
+``apt``, ``dpkg``... install them under /usr/share/man/<language>), the translated guides of ``GUIDES``
+(``apt-get install maint-guide-ca``), ``groff`` and ``dpkg``::
 
     python -m consumer.decoding.detection.manual_pages   # rewrite manual_page_letters.py
 
@@ -13,6 +14,10 @@ ASCII are counted, and for the Cyrillic languages the pairs of adjacent Cyrillic
 no text is kept, and the counts (``manual_page_letters.py``, committed) are all ``build_detection_model`` reads,
 so the model regenerates anywhere.
 
+Catalan has no translated manual page in Debian, and windows-1252 pages are written in it; its letters are
+counted in the Catalan translation of the Debian New Maintainers' Guide (``GUIDES``), an HTML book whose prose is
+read as a browser shows it, its code and file listings (``<pre>``, ``<code>``, ``<tt>``) left out.
+
 Held out: pages of a package that installs a gettext catalogue in the ``test`` half of bench/real_text.py (the
 same hash of the text domain), so that the benchmark judging the model never reads a package it was counted
 from.  Comment lines (authors' names, licences) are not rendered; a page whose rendering shows UTF-8 read as
@@ -23,12 +28,14 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import html.parser
 import os
 import re
 import subprocess
 import sys
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..data.generate import table_literal, write_or_check
@@ -45,6 +52,9 @@ LANGUAGES: dict[str, str] = {
 }  # fmt: skip
 #: Manual-page folder -> the model's language key, for the languages whose letter pairs are counted.
 PAIR_LANGUAGES: dict[str, str] = {"ru": "ru", "uk": "uk"}
+#: Language key -> the folder of a translated HTML guide whose prose is counted for it (a language without manual
+#: pages).
+GUIDES: dict[str, Path] = {"ca": Path("/usr/share/doc/maint-guide-ca/html")}
 _RENDER = "preconv | groff -man -Tutf8 -P-cbou"
 _DOUBLE_ENCODED = re.compile("[ÃÂ][\u0080-\u00bf]")
 
@@ -90,9 +100,57 @@ def rendered(path: Path) -> str | None:
     return None if _DOUBLE_ENCODED.search(text) else text
 
 
+class _Prose(html.parser.HTMLParser):
+    """An HTML page's text as a reader sees it (character references resolved), but for code and listings."""
+
+    _CODE = frozenset({"pre", "code", "tt", "script", "style"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._inside_code = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._CODE:
+            self._inside_code += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._CODE and self._inside_code:
+            self._inside_code -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._inside_code:
+            self.parts.append(data)
+
+
+def guide_text(path: Path) -> str | None:
+    """An HTML guide page's prose, or None if it shows double-encoded text."""
+    prose = _Prose()
+    prose.feed(path.read_text(encoding="utf-8"))
+    prose.close()
+    text = " ".join(prose.parts)
+    return None if _DOUBLE_ENCODED.search(text) else text
+
+
+def _letters(text: str) -> Iterator[str]:
+    return (char for char in text if char >= "\x80" and unicodedata.category(char)[0] == "L")
+
+
 def count() -> tuple[dict[str, Counter[str]], dict[str, Counter[str]], dict[str, int]]:
     """Letters beyond ASCII per language, letter pairs per Cyrillic language, and how many pages of each were
     counted."""
+    letters, pairs, counted = count_manual_pages()
+    for language, folder in GUIDES.items():
+        for path in sorted(folder.glob("*.html")):
+            text = guide_text(path)
+            if text is not None:
+                letters[language].update(_letters(text))
+                counted[language] += 1
+    return letters, pairs, dict(counted)
+
+
+def count_manual_pages() -> tuple[dict[str, Counter[str]], dict[str, Counter[str]], Counter[str]]:
+    """``count``'s answer for the manual pages alone."""
     paths = pages()
     page_owners = owners(paths)
     package_domains: dict[str, set[str]] = defaultdict(set)
@@ -114,16 +172,16 @@ def count() -> tuple[dict[str, Counter[str]], dict[str, Counter[str]], dict[str,
             pairs[language].update(letter_pairs(text))
         else:
             language = LANGUAGES[folder]
-            letters[language].update(char for char in text if char >= "\x80" and unicodedata.category(char)[0] == "L")
+            letters[language].update(_letters(text))
         counted[language] += 1
-    return letters, pairs, dict(counted)
+    return letters, pairs, counted
 
 
 def render(letters: dict[str, Counter[str]], pairs: dict[str, Counter[str]], counted: dict[str, int]) -> str:
     header = [
         "# Generated by `python -m consumer.decoding.detection.manual_pages`; do not edit.",
-        '"""Letters beyond ASCII, and Cyrillic letter pairs, counted in Debian\'s translated manual pages, per '
-        + "language (pages counted: "
+        '"""Letters beyond ASCII, and Cyrillic letter pairs, counted in Debian\'s translated manual pages (Catalan: '
+        + "the New Maintainers' Guide), per language (pages counted: "
         + ", ".join(f"{language} {counted[language]}" for language in sorted(counted))
         + ')."""',
         "",

@@ -1,8 +1,8 @@
 """The manual pages' letters that the detection model counts (``detection/manual_pages.py``).
 
 The counter runs by hand on a Debian machine and its counts are committed; what is checked here is what a rerun
-would rely on: a page's escapes become the letters a reader sees, a page showing double-encoded text counts for
-nothing, and the committed counts are letters of languages the model has.
+would rely on: a page's escapes become the letters a reader sees (a guide's code and listings left out), a page
+showing double-encoded text counts for nothing, and the committed counts are letters of languages the model has.
 """
 
 from __future__ import annotations
@@ -42,6 +42,26 @@ def test_a_page_showing_double_encoded_text_counts_for_nothing(tmp_path):
     page = tmp_path / "kapot.1"
     page.write_text(".TH KAPOT 1\n.SH NAAM\nkapot \\- het cafÃ© is dicht\n", encoding="utf-8")
     assert manual_pages.rendered(page) is None
+
+
+def test_a_guide_page_is_counted_as_a_reader_sees_its_prose(tmp_path):
+    page = tmp_path / "first.ca.html"
+    page.write_text(
+        "<html><head><title>Guia</title><style>p { content: 'ñ' }</style></head><body>"
+        "<p>L&#8217;ordre <code>dpkg --instal·lar</code> fa c&agrave;rrega del paquet: &eacute;s aix&iacute;.</p>"
+        "<pre>$ echo 'ŕ č ň'</pre><p>Després, <tt>façade</tt> la comprovació.</p></body></html>",
+        encoding="utf-8",
+    )
+    text = manual_pages.guide_text(page)
+    assert text is not None
+    assert "càrrega" in text and "és així" in text and "Després" in text and "comprovació" in text
+    assert "instal·lar" not in text and "ŕ" not in text and "façade" not in text and "ñ" not in text
+
+
+def test_a_guide_page_showing_double_encoded_text_counts_for_nothing(tmp_path):
+    page = tmp_path / "broken.ca.html"
+    page.write_text("<p>el cafÃ¨ &eacute;s tancat</p>", encoding="utf-8")
+    assert manual_pages.guide_text(page) is None
 
 
 def test_the_committed_counts_are_letters_of_the_models_languages():

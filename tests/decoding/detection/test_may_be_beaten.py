@@ -19,8 +19,8 @@ from consumer.processor.route import DECLARATION_DOUBTED, quarantine_reason
 from corpus import catalog_corpus, corpus, encode
 from handwritten import TEXTS, html
 
-DOUBT_SCOPE = {"examined": contradiction.DOUBT_EXAMINED, "window": contradiction.DOUBT_WINDOW, "min_high_bytes": 128}
-SCOPES = (DOUBT_SCOPE, {})
+#: The doubt's scopes: a single-byte label's (the whole examined prefix) and a multi-byte one's (a first KiB).
+SCOPES = (contradiction.doubt_scope("windows-1252"), contradiction.doubt_scope("Shift_JIS"), {})
 #: (margin, cost per capital): doubted's, and others, negative margins included.
 MARGINS = ((contradiction.DOUBT_NATS, contradiction.CASE_NATS), (contradiction.DOUBT_NATS, 0.0), (0.0, 0.0), (40.0, 0.5))
 #: Bytes that make the codecs' cases (test_squeeze.py's), and letters of several scripts in single-byte encodings.
@@ -87,12 +87,20 @@ def test_a_true_label_is_settled_without_scores(language: str) -> None:
         own = language in languages and (encoding, language) != ("ISO-8859-8", "he")
         body = encode(html(TEXTS[language]), encoding) if own else None
         if body is not None:
-            assert not check(body, encoding, contradiction.DOUBT_NATS, contradiction.CASE_NATS, DOUBT_SCOPE), encoding
+            assert not check(
+                body, encoding, contradiction.DOUBT_NATS, contradiction.CASE_NATS, contradiction.doubt_scope(encoding)
+            ), encoding
 
 
 def test_a_false_label_is_not_settled_so() -> None:
     """EUC-KR served as windows-1252: the Korean reading leads by hundreds of nats, and the decode is doubted."""
     body = html(TEXTS["ko"]).encode("euc-kr")
-    assert check(body, "windows-1252", contradiction.DOUBT_NATS, contradiction.CASE_NATS, DOUBT_SCOPE)
+    assert check(
+        body,
+        "windows-1252",
+        contradiction.DOUBT_NATS,
+        contradiction.CASE_NATS,
+        contradiction.doubt_scope("windows-1252"),
+    )
     decoded = decode(body, "text/html; charset=windows-1252")
     assert quarantine_reason(decoded) == DECLARATION_DOUBTED and decoded.doubted == "EUC-KR"
