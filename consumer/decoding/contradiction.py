@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import NamedTuple
 
 from . import detection
@@ -116,17 +117,23 @@ def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
 
     The body must be valid UTF-8 with a multi-byte sequence, and its bytes read as windows-1252 (what a
     left-over ``iso-8859-1`` label gives) must carry the mojibake signature (``mojibake.py``): a property of the
-    bytes, so it holds whichever legacy label was left over.
+    bytes, so it holds whichever legacy label was left over.  Under a double-byte label (GBK, Big5, EUC-KR...),
+    whose text is valid UTF-8 far more often than a single-byte one's, the UTF-8 reading's letters must also be of
+    one script.
     """
     if declared in _NOT_LEGACY or payload.isascii() or not utf8_codec.is_valid(payload):
         return False
-    return legacy_reading_looks_double_encoded(payload) or _multi_byte_sequences(payload) >= UTF8_SEQUENCES
+    if declared not in SINGLE_BYTE and not _reads_as_one_script(payload):
+        return False  # double-byte legacy text that happens to be valid UTF-8 (``_reads_as_one_script``)
+    if legacy_reading_looks_double_encoded(payload):
+        return True
+    return _multi_byte_sequences(payload) >= UTF8_SEQUENCES and _reads_as_one_script(payload)
 
 
 #: Valid UTF-8 with this many multi-byte sequences is UTF-8 even without the mojibake signature (whose lead
-#: characters leave out scripts such as Armenian, Syriac or NKo): a true legacy page that is valid UTF-8 must
-#: have no lowercase accented letter before ASCII anywhere, and its every high byte must pair up; "IRMÃ” E
-#: AMANHÃ…" has two such pairs.
+#: characters leave out scripts such as Armenian, Syriac or NKo), if its letters beyond ASCII are of one script
+#: (``_reads_as_one_script``): a true single-byte legacy page that is valid UTF-8 must have no lowercase accented
+#: letter before ASCII anywhere, and its every high byte must pair up; "IRMÃ” E AMANHÃ…" has two such pairs.
 UTF8_SEQUENCES = 4
 
 
@@ -134,6 +141,30 @@ def _multi_byte_sequences(payload: bytes) -> int:
     """The multi-byte sequences of *payload* (valid UTF-8) in its first ``MAX_EXAMINED`` bytes: bounded."""
     sequences, _ = utf8_codec.counts(payload[: detection.MAX_EXAMINED])
     return sequences
+
+
+def _reads_as_one_script(payload: bytes) -> bool:
+    """Whether the UTF-8 reading of *payload*'s first ``MAX_EXAMINED`` bytes (valid UTF-8) has its letters beyond ASCII
+    in one script, and no unassigned code point or control.
+
+    A double-byte legacy text is valid UTF-8 more often than a single-byte one: a GBK, Big5 or EUC-KR character
+    whose lead is 0xC2-0xDF and trail 0xA1-0xBF is a two-byte UTF-8 sequence, and four short words in a row can
+    all be ("缺失 前缀" in GBK is "ȱʧ ǰ" and an unassigned Hebrew code point, which even carries the signature: "È±",
+    "Ç°").  Its UTF-8 reading scatters over the scripts of U+0080-U+07FF; real text is written in a script.
+    """
+    text = payload[: detection.MAX_EXAMINED].decode("utf-8", "ignore")  # "ignore": a sequence cut at the end
+    scripts = set()
+    for char in text:
+        if char < "\x80":
+            continue
+        category = unicodedata.category(char)
+        if category in ("Cn", "Cc", "Co"):
+            return False
+        if category[0] in "LM":
+            scripts.add(unicodedata.name(char, "").split(" ", 1)[0])
+            if len(scripts) > 1:
+                return False
+    return True
 
 
 def iso_2022_jp_under_label(payload: bytes, declared: str) -> bool:

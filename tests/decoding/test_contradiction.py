@@ -61,6 +61,24 @@ def test_utf8_of_a_script_the_signature_leaves_out_is_read_as_utf8_on_four_seque
     assert decoded.text == page("Բարեւ") and decoded.source == "utf-8-over-declaration"
 
 
+# Double-byte text that happens to be valid UTF-8: each character's lead is 0xC2-0xDF and its trail 0xA1-0xBF.
+# "缺失 前缀" (GBK) reads as "ȱʧ ǰ" and an unassigned Hebrew code point, and even carries the signature ("È±").
+DOUBLE_BYTE_VALID_UTF8 = [("缺失 '#' 前缀", "gbk", "gbk"), ("缺失 前缀 缺失", "gbk", "gb18030")]
+
+
+@pytest.mark.parametrize(("text", "codec", "label"), DOUBLE_BYTE_VALID_UTF8)
+def test_a_double_byte_page_that_happens_to_be_valid_utf8_is_not_re_read(text, codec, label):
+    body = page(text).encode(codec)
+    body.decode("utf-8")  # valid UTF-8, by chance
+    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
+    assert decoded.source == "http-header" and decoded.text == page(text)
+
+
+def test_utf8_under_a_left_over_double_byte_label_is_read_as_utf8():
+    decoded = decode(page("Café crème brûlée").encode("utf-8"), "text/html; charset=gbk")
+    assert decoded.text == page("Café crème brûlée") and decoded.source == "utf-8-over-declaration"
+
+
 @pytest.mark.parametrize(
     "text",
     [
