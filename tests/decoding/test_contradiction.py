@@ -325,6 +325,34 @@ def test_an_iso_8859_7_page_with_its_quotes_is_never_doubted(text):
     assert decoded.text == body.decode("iso8859_7")
 
 
+# KOI8-U reads Russian as KOI8-R does, but its "ї" is KOI8-R's "╖": a Ukrainian page whose one letter KOI8-R lacks is
+# a box-drawing character inside a word under a KOI8-R label, which text never has.
+ONE_YI = [
+    "Помилка запису: файл закрито, повторна спроба через хвилину. Країна",
+    "Колона кесаваї: не можна використовувати файл прихованих паролив",
+]
+#: True pages that draw boxes: their box-drawing characters stand beside one another and spaces, not inside words.
+BOX_ART = "┌────────────┐\n│ Привет, мир │\n└────────────┘ Таблица результатов: всё хорошо, данные сохранены."
+
+
+@pytest.mark.parametrize("text", ONE_YI)
+def test_a_koi8_u_page_under_a_koi8_r_label_is_doubted_on_one_letter(text):
+    body = page(text).encode("koi8_u")
+    assert sum(a != b for a, b in zip(body.decode("koi8_u"), body.decode("koi8_r"), strict=True)) == 1
+    decoded = decode(body, "text/html; charset=koi8-r", "https://www.example.com/")
+    assert decoded.doubted == "KOI8-U" and quarantine_reason(decoded) == DECLARATION_DOUBTED
+    decoded = decode(body, "text/html; charset=koi8-u", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+
+
+@pytest.mark.parametrize(("codec", "label"), [("koi8_r", "koi8-r"), ("koi8_u", "koi8-u"), ("cp866", "ibm866")])
+def test_a_true_label_on_a_page_that_draws_boxes_is_never_doubted(codec, label):
+    body = page(BOX_ART).encode(codec)
+    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.text == body.decode(codec)
+
+
 # True pages in capitals: their rivals' readings are small letters, which the capital count must not favour.
 CAPITALS = [
     ("ВНИМАНИЕ! ПРОВЕРКА СИСТЕМЫ ЗАВЕРШЕНА. ВСЕ ДАННЫЕ СОХРАНЕНЫ.", "cp1251", "windows-1251"),

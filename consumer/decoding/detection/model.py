@@ -310,8 +310,9 @@ _MIXING_CLASSES = {
 
 # The classes of ``_neighbour_penalty``'s pairs (numbers for ``pair_sum``).
 # _CAPITAL: a capital scored as its small letter (``_folded_logp``); _LATIN_CAPITAL: one scored as counted.
-# _FINAL: a final form, _FIRST: one in visual order, where it starts a word.
+# _FINAL: a final form, _FIRST: one in visual order, where it starts a word; _BOX: a box-drawing character.
 _OTHER, _ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _MARK, _CLOSING, _LATIN_CAPITAL, _FIRST = range(10)
+_BOX = 10
 #: Letters written only at a word's end: Greek's final sigma and Hebrew's five final forms.  ISO-8859-8
 #: is the WHATWG's label for visual Hebrew (logical is ISO-8859-8-I, windows-1255 logical too): its
 #: pages store each line reversed, so there a final form starts a word (chardetng tells the two apart
@@ -334,6 +335,9 @@ _CAPITALISED = math.log(1 / 3)
 _FINAL_INSIDE = math.log(1e-3)  # a final form followed by a letter (in visual order: after one)
 _STRAY_MARK = math.log(1e-3)  # a combining mark after a space, a digit or punctuation
 _GLUED = math.log(1e-2)  # a closing sign followed by a letter: "”айл" for x-mac-cyrillic's "Файл"
+#: A box-drawing character (KOI8-R, KOI8-U, IBM866) beside a letter, on either side: text never has one inside a
+#: word, where the sibling's letter stands ("ї" of a KOI8-U page is KOI8-R's "╖": "Запис╖в").
+_BOXED = math.log(1e-3)
 #: Capitals are headings' and names' style, not running text's: a reading whose window holds more capitals than
 #: small letters, by more than a long heading's, pays the per-letter cost the counts give a capital (about 0.1 of its
 #: small letter) for each one beyond (KOI8-R's small letters are windows-1251's capitals: a paragraph of Russian in
@@ -360,6 +364,8 @@ def _pair_weights() -> array[float]:
         weights[16 * _FINAL + letter] += _FINAL_INSIDE
         weights[16 * letter + _FIRST] += _FINAL_INSIDE
         weights[16 * _CLOSING + letter] += _GLUED
+        weights[16 * letter + _BOX] += _BOXED
+        weights[16 * _BOX + letter] += _BOXED
     return weights
 
 
@@ -382,6 +388,8 @@ def _pair_classes(encoding: str) -> bytes:
             table[0x80 + index] = _MARK
         elif char in _CLOSING_SIGNS or char in _CLOSING_HERE.get(encoding, ""):
             table[0x80 + index] = _CLOSING
+        elif "\u2500" <= char <= "\u257f":
+            table[0x80 + index] = _BOX
     return bytes(table)
 
 
