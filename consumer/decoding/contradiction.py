@@ -38,6 +38,7 @@ from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .data.whatwg import NO_CODE_POINT, SINGLE_BYTE
 from .detection import pairs
+from .detection.model import script
 from .mojibake import legacy_reading_looks_double_encoded
 
 #: Encodings whose decode of a body is not an ASCII-compatible reading of its bytes: no check applies.
@@ -154,17 +155,18 @@ def _reads_as_one_script(payload: bytes) -> bool:
     """
     text = payload[: detection.MAX_EXAMINED].decode("utf-8", "ignore")  # "ignore": a sequence cut at the end
     scripts = set()
-    for char in text:
-        if char < "\x80":
-            continue
+    for char in set(text):  # each character once: the loop is over an alphabet, not the text
         category = unicodedata.category(char)
-        if category in ("Cn", "Cc", "Co"):
+        if char >= "\x80" and category in ("Cn", "Cc", "Co"):
             return False
-        if category[0] in "LM":
-            scripts.add(unicodedata.name(char, "").split(" ", 1)[0])
-            if len(scripts) > 1:
-                return False
-    return True
+        if char >= "\x80" and category in _SCRIPT_LETTERS:
+            scripts.add(script(char))
+    return len(scripts) <= 1
+
+
+#: The letters whose name says their script (``model.script``): not modifier letters nor combining marks, which text
+#: in any script may carry.
+_SCRIPT_LETTERS = frozenset({"Lu", "Ll", "Lo"})
 
 
 def iso_2022_jp_under_label(payload: bytes, declared: str) -> bool:

@@ -147,7 +147,9 @@ _PUNCTUATION = frozenset(
 )
 
 
-def _script(char: str) -> str:
+def script(char: str) -> str:
+    """*char*'s script, the first word of its Unicode name ("CYRILLIC", "LATIN"); ideographs, kana and hangul are
+    one, "CJK" (Japanese and Korean text mixes them)."""
     name = unicodedata.name(char, "")
     if name.startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "HALFWIDTH KATAKANA", "HALFWIDTH HANGUL")):
         return "CJK"
@@ -177,7 +179,7 @@ def _common_ideographs() -> dict[str, frozenset[str]]:
 
 _COMMON = _common_ideographs()
 _LANGUAGE_SCRIPT = {
-    language: _script(max(counts, key=counts.__getitem__)) for language, counts in FREQUENCIES.items()
+    language: script(max(counts, key=counts.__getitem__)) for language, counts in FREQUENCIES.items()
 }
 _TOTALS = {language: sum(counts.values()) for language, counts in FREQUENCIES.items()}
 
@@ -205,7 +207,7 @@ def _unseen_logp(language: str, char: str) -> float:
     if category in ("Cc", "Cn", "Co", "Cs") or char == "\ufffe":
         return _LOGP_CONTROL
     if category[0] in "LM":
-        return _LOGP_SAME_SCRIPT if _script(char) == _LANGUAGE_SCRIPT[language] else _LOGP_FOREIGN_LETTER
+        return _LOGP_SAME_SCRIPT if script(char) == _LANGUAGE_SCRIPT[language] else _LOGP_FOREIGN_LETTER
     return _LOGP_SYMBOL
 
 
@@ -240,7 +242,7 @@ def _folded_logp(language: str, char: str) -> float:
     """
     logp = _CHARACTER_LOGP[language]
     small = char.lower()
-    if small != char and len(small) == 1 and small in logp and _script(char) != "LATIN":
+    if small != char and len(small) == 1 and small in logp and script(char) != "LATIN":
         return logp[small]
     return logp[char] if char in logp else _unseen_logp(language, char)
 _MULTI_BYTE = tuple(encoding for encoding in LANGUAGES if encoding not in SINGLE_BYTE)
@@ -298,7 +300,7 @@ def _mixing_classes(encoding: str) -> bytes | None:
     for index, char in enumerate(SINGLE_BYTE[encoding]):
         # Letters and marks (Thai vowels and tones are marks); the generic
         # combining accents windows-1258 puts after Latin letters are script "COMBINING".
-        if unicodedata.category(char)[0] in "LM" and _script(char) not in ("LATIN", "COMBINING"):
+        if unicodedata.category(char)[0] in "LM" and script(char) not in ("LATIN", "COMBINING"):
             table[0x80 + index] = ord("n")
     return bytes(table) if b"n" in table else None
 
@@ -381,7 +383,7 @@ def _pair_classes(encoding: str) -> bytes:
         if char in _FINAL_LETTERS:
             table[0x80 + index] = _FIRST if encoding in _VISUAL else _FINAL
         elif category in ("Lu", "Lt"):
-            table[0x80 + index] = _LATIN_CAPITAL if _script(char) == "LATIN" else _CAPITAL
+            table[0x80 + index] = _LATIN_CAPITAL if script(char) == "LATIN" else _CAPITAL
         elif category[0] == "L":
             table[0x80 + index] = _SMALL
         elif category[0] == "M":
