@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from pipeline import CrawlPage, corpus, crawl_pages, requests_text  # noqa: E402
 
-from consumer.decoding import decode, text_utf8  # noqa: E402
+from consumer.decoding import decode  # noqa: E402
 from consumer.ingest.raw_response import raw_response  # noqa: E402
 from consumer.processor.decide import Decider  # noqa: E402
 from consumer.processor.records import clean_record  # noqa: E402
@@ -114,7 +114,7 @@ def main() -> int:
     raws = [read_raw(m.value()) for m in messages]
     types = [r["headers"][0]["value"] for r in raws]
     decodes = [decode(r["body"], t, r["url"], None, lazy_text=True) for r, t in zip(raws, types, strict=True)]
-    utf8s = [text_utf8(d, r["body"]) for d, r in zip(decodes, raws, strict=True)]
+    utf8s = [d.utf8 for d in decodes]  # what the router hands the writer (route.Routed.text_utf8)
     records = [clean_record(r, d, decoded_at_ms=0, text_utf8=u) for r, d, u in zip(raws, decodes, utf8s, strict=True)]
 
     def batched() -> None:
