@@ -42,6 +42,10 @@
  *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
  *     logp; memo (an array('d') of 0x10000 entries, NaN where not known yet) keeps the BMP's values
  *     as doubles, so that a known character costs no str object and no dict lookup
+ * non_ascii_capitals(text) -> int
+ *     how many characters of text are in U+0080-U+2FFF and uppercase (str.isupper of the one
+ *     character: Py_UNICODE_ISUPPER), what a regular expression of those characters finds; a text
+ *     of one str kind above Latin-1 is read without a branch per character beyond the range test
  *
  * Why: the Python forms translate the sample and count its pairs in three passes, build a Counter of the window's bytes or characters (a dict operation per
  * byte) and sum one table per candidate language in a generator: together most of detect()'s time.
@@ -761,6 +765,44 @@ done:
     return result;
 }
 
+/* non_ascii_capitals: the characters of text in U+0080-U+2FFF that are uppercase.  A one-character
+ * str's isupper() is Py_UNICODE_ISUPPER of it, so this counts what the reference's regular
+ * expression of those characters matches (one match a character), at a table lookup a character
+ * in the range and a comparison outside it (a CJK text's characters are mostly above U+3000). */
+#define CAPITALS_END 0x3000
+static PyObject *py_non_ascii_capitals(PyObject *module, PyObject *text)
+{
+    (void)module;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "non_ascii_capitals(text: str) takes a str");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), capitals = 0;
+#define COUNT_CAPITALS(TYPE)                                                                                 \
+    for (Py_ssize_t i = 0; i < length; i++) {                                                                \
+        Py_UCS4 code_point = ((const TYPE *)data)[i];                                                        \
+        if (code_point >= 0x80 && code_point < CAPITALS_END && Py_UNICODE_ISUPPER(code_point))               \
+            capitals++;                                                                                      \
+    }
+    if (kind == PyUnicode_1BYTE_KIND) {
+        if (PyUnicode_IS_ASCII(text))
+            return PyLong_FromLong(0);
+        COUNT_CAPITALS(Py_UCS1)
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        COUNT_CAPITALS(Py_UCS2)
+    } else {
+        COUNT_CAPITALS(Py_UCS4)
+    }
+#undef COUNT_CAPITALS
+    return PyLong_FromSsize_t(capitals);
+}
+
 static PyMethodDef methods[] = {
     {"high_bytes", py_high_bytes, METH_O,
      "high_bytes(data, /)\n--\n\n(distinct bytes >= 0x80 in order of first occurrence, their counts)."},
@@ -788,6 +830,8 @@ static PyMethodDef methods[] = {
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
      "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
      "distinct non-ASCII characters."},
+    {"non_ascii_capitals", py_non_ascii_capitals, METH_O,
+     "non_ascii_capitals(text, /)\n--\n\nHow many characters of text in U+0080-U+2FFF are uppercase."},
     {NULL, NULL, 0, NULL},
 };
 

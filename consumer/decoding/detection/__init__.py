@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from array import array
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -112,9 +111,6 @@ _UPPER_BYTES = {
     encoding: array("d", [1.0 if char.isupper() else 0.0 for char in SINGLE_BYTE[encoding]])
     for encoding in _SINGLE_BYTE_TABLES
 }
-#: The non-ASCII capital letters (``str.isupper``, below U+3000: those of the scripts that have case) of the
-#: multi-byte candidates' readings.
-_NON_ASCII_UPPER = re.compile("[" + "".join(chr(code) for code in range(0x80, 0x3000) if chr(code).isupper()) + "]")
 
 #: Whether the counting loops run compiled (``loops.py`` binds them; else the reference's, same answers).
 COMPILED = loops.COMPILED
@@ -370,7 +366,7 @@ def _may_be_beaten(work: _Window, encoding: str, margin: float, per_capital: flo
             assert known is not None
             own = known
         if per_capital:
-            capitals = len(_NON_ASCII_UPPER.findall(text))
+            capitals = loops.non_ascii_capitals(text)  # a multi-byte reading's capitals (below U+3000)
     loosest = margin - per_capital * capitals
     # The multi-byte rivals first: their decodes and likelihoods are the rest of scores' work too.
     _, candidates, texts = work.decoded()

@@ -36,6 +36,7 @@ def test_the_extension_is_built_in_a_development_install() -> None:
     assert loops.four_byte_gb18030 is compiled.four_byte_gb18030
     assert loops.best_dot_products is compiled.best_dot_products
     assert loops.softmax_weights is compiled.softmax_weights
+    assert loops.non_ascii_capitals is compiled.non_ascii_capitals
 
 
 # -- the histogram -------------------------------------------------------------------------------------
@@ -366,6 +367,32 @@ def test_text_likelihood_refuses_a_wrong_memo() -> None:
         compiled.text_likelihood("日本", {}, detection._UNSEEN["ja"], array("d", [0.0] * 10))
     with pytest.raises(TypeError):
         compiled.text_likelihood(b"bytes", {}, detection._UNSEEN["ja"], array("d", [0.0] * 0x10000))  # type: ignore[arg-type]
+
+
+# -- the capitals of a reading ------------------------------------------------------------------------
+
+
+def test_non_ascii_capitals_of_every_code_point() -> None:
+    """One character at a time, each str kind: a capital of U+0080-U+2FFF is counted, nothing else is."""
+    for code in range(0x110000):
+        char = chr(code)
+        assert compiled.non_ascii_capitals(char) == loops.reference_non_ascii_capitals(char), hex(code)
+    assert compiled.non_ascii_capitals("ÀÉ日本ΑΩaÿ\U0001d400") == 4  # À É Α Ω; not a, ÿ nor the bold A above U+3000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300) | st.text(st.characters(max_codepoint=0x3100), max_size=300))
+def test_non_ascii_capitals_of_generated_text(text: str) -> None:
+    assert compiled.non_ascii_capitals(text) == loops.reference_non_ascii_capitals(text)
+
+
+@pytest.mark.parametrize(("locale", "encoding"), [("ja_JP", "Shift_JIS"), ("ru_RU", "windows-1251"), ("el_GR", "ISO-8859-7")])
+def test_non_ascii_capitals_of_corpus_pages(locale: str, encoding: str) -> None:
+    made = page(locale, encoding, 20_000, 3)
+    assert made is not None
+    assert compiled.non_ascii_capitals(made.text) == loops.reference_non_ascii_capitals(made.text)
+    with pytest.raises(TypeError):
+        compiled.non_ascii_capitals(made.body)  # type: ignore[arg-type]
 
 
 # -- detect and ranked, on either path ---------------------------------------------------------------
