@@ -42,6 +42,8 @@
  *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
  *     logp; memo (an array('d') of 0x10000 entries, NaN where not known yet) keeps the BMP's values
  *     as doubles, so that a known character costs no str object and no dict lookup
+ * high_runs(data) -> int
+ *     how many maximal runs of bytes >= 0x80 data holds (the high bytes whose previous byte is not)
  * non_ascii_capitals(text) -> int
  *     how many characters of text are in U+0080-U+2FFF and uppercase (str.isupper of the one
  *     character: Py_UNICODE_ISUPPER), what a regular expression of those characters finds; a text
@@ -786,6 +788,41 @@ done:
     return result;
 }
 
+/* high_runs: the maximal runs of high bytes, counted as the high bytes not preceded by one: per
+ * word, the high bits not set one byte lower (the previous byte, or the previous word's last), by
+ * counting them; words of ASCII are skipped.  On a big-endian machine, or without GCC's builtins, a byte
+ * at a time. */
+static PyObject *py_high_runs(PyObject *module, PyObject *data)
+{
+    (void)module;
+    Py_buffer view;
+    if (!get_bytes(data, &view))
+        return NULL;
+    const unsigned char *in = view.buf;
+    Py_ssize_t n = view.len, runs = 0, k = 0;
+    int previous_high = 0;
+#if PY_LITTLE_ENDIAN && (defined(__GNUC__) || defined(__clang__))
+    for (; k + 8 <= n; k += 8) {
+        uint64_t high = load64(in + k) & HIGH_BITS;
+        if (!high) {
+            previous_high = 0;
+            continue;
+        }
+        /* the starts, usually one or two: cleared one at a time (a popcount without -mpopcnt is a call) */
+        for (uint64_t starts = high & ~((high << 8) | (previous_high ? 0x80u : 0u)); starts; starts &= starts - 1)
+            runs++;
+        previous_high = (high >> 63) != 0;
+    }
+#endif
+    for (; k < n; k++) {
+        int is_high = in[k] >= 0x80;
+        runs += is_high && !previous_high;
+        previous_high = is_high;
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(runs);
+}
+
 /* non_ascii_capitals: the characters of text in U+0080-U+2FFF that are uppercase.  A one-character
  * str's isupper() is Py_UNICODE_ISUPPER of it, so this counts what the reference's regular
  * expression of those characters matches (one match a character), at a table lookup a character
@@ -851,6 +888,7 @@ static PyMethodDef methods[] = {
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
      "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
      "distinct non-ASCII characters."},
+    {"high_runs", py_high_runs, METH_O, "high_runs(data, /)\n--\n\nHow many maximal runs of bytes >= 0x80 data holds."},
     {"non_ascii_capitals", py_non_ascii_capitals, METH_O,
      "non_ascii_capitals(text, /)\n--\n\nHow many characters of text in U+0080-U+2FFF are uppercase."},
     {NULL, NULL, 0, NULL},

@@ -368,13 +368,15 @@ def _may_be_beaten(work: _Window, encoding: str, margin: float, per_capital: flo
         if per_capital:
             capitals = loops.non_ascii_capitals(text)  # a multi-byte reading's capitals (below U+3000)
     loosest = margin - per_capital * capitals
-    # The multi-byte rivals first: their decodes and likelihoods are the rest of scores' work too.
-    _, candidates, texts = work.decoded()
-    for other, text in zip(candidates, texts, strict=True):
-        if text is not None and other != encoding:
-            rival = work.multi_byte_likelihood(other)
-            if rival is not None and rival - own >= loosest:
-                return True
+    # The multi-byte rivals first: their decodes and likelihoods are the rest of scores' work too.  Under a
+    # single-byte encoding, a bound may spare the decodes (_multi_byte_out_of_reach).
+    if index is None or not _multi_byte_out_of_reach(work.window, own, loosest):
+        _, candidates, texts = work.decoded()
+        for other, text in zip(candidates, texts, strict=True):
+            if text is not None and other != encoding:
+                rival = work.multi_byte_likelihood(other)
+                if rival is not None and rival - own >= loosest:
+                    return True
     if max(sums) - own >= loosest:
         # The single-byte rivals within reach before their penalty, likeliest first: the first usually settles it.
         pairs = zip(_SINGLE_BYTE_TABLES, sums, strict=True)
@@ -386,6 +388,46 @@ def _may_be_beaten(work: _Window, encoding: str, margin: float, per_capital: flo
             if value - own >= needed and value + _penalty(other, evidence, work.penalties) - own >= needed:
                 return True
     return False
+
+
+def _multi_byte_out_of_reach(window: bytes, own: float, loosest: float) -> bool:
+    """Whether no multi-byte candidate's likelihood of *window* can lead *own* by *loosest*, told without decoding.
+
+    A multi-byte reading of the window has a character beyond ASCII at the start of each run of high bytes (the
+    byte before is ASCII, a character or a trail byte: a character starts at the run; every sequence that starts
+    with a high byte decodes to one but ``_ASCII_FROM_HIGH``'s, tests/decoding/detection/test_may_be_beaten.py),
+    gb18030 at every second run at least (its four-byte sequences, high, digit, high, digit, span two), less
+    the one an incomplete sequence at the window's end may hold (left out), and each such character scores at most
+    ``_LOGP_CEILING``: the likelihood is at most their product.  A Latin text's high bytes are mostly alone (é,
+    ü), a run each: French under windows-1252 reads at ~1.8 nats a high byte, and no CJK character scores above
+    ~3 (bench/decode.py's windows-1252 pages lead every bound by 500 nats and more), so the squeeze and the five
+    strict decodes, ~7 us of such a doubt, are spared.  The candidates are ``_Window.decoded``'s: gb18030 only
+    when the window holds its four-byte shape (as the squeezed window does, test_squeeze.py).  The likelihood is a
+    float sum of negative terms, so it may exceed the exact sum by its relative rounding: the bound allows 1e-9.
+    """
+    runs = loops.high_runs(window)
+    candidates = _MULTI_BYTE if loops.four_byte_gb18030(window) else _MULTI_BYTE_BUT_GB18030
+    for candidate in candidates:
+        # An incomplete sequence at the window's end is left out (``_decodes``): it may hold the last run's start.
+        characters = (runs - 1) // 2 if candidate == "gb18030" else runs - 1
+        ascii_read = _ASCII_FROM_HIGH.get(candidate)
+        if ascii_read is not None:
+            characters -= window.count(ascii_read)  # a run of those alone has no character beyond ASCII
+        if characters * _LOGP_CEILING[candidate] * (1.0 - 1e-9) - own >= loosest:
+            return False
+    return True
+
+
+#: The one sequence from a high byte a scoring codec reads as ASCII: JIS X 0212's tilde, 0x2237, read as "~" by
+#: Python's euc_jp (test_may_be_beaten.py enumerates every codec's sequences).
+_ASCII_FROM_HIGH = {"EUC-JP": b"\x8f\xa2\xb7"}
+#: Per multi-byte candidate, the highest log-probability any character has under one of its languages: a seen
+#: character's (an unseen one's is a fraction of a seen letter's, or a constant below them all; held by
+#: tests/decoding/detection/test_may_be_beaten.py over every character the scoring codecs can produce).
+_LOGP_CEILING = {
+    encoding: max(max(_CHARACTER_LOGP[language].values()) for language in LANGUAGES[encoding])
+    for encoding in _MULTI_BYTE
+}
 
 
 def _capitals(histogram: Histogram, encoding: str) -> float:

@@ -43,6 +43,7 @@ if COMPILED:
         high_byte_count,
         high_byte_counts,
         high_bytes,
+        high_runs,
         mixed_pairs,
         non_ascii_capitals,
         pair_sum,
@@ -68,6 +69,10 @@ else:  # installed without a C compiler
         """``reference_non_ascii_capitals``."""
         return reference_non_ascii_capitals(text)
 
+    def high_runs(data: bytes, /) -> int:
+        """``reference_high_runs``."""
+        return reference_high_runs(data)
+
 
 #: The capital letters (``str.isupper``) of U+0080-U+2FFF: those of the scripts that have case.
 _NON_ASCII_UPPER = re.compile("[" + "".join(chr(code) for code in range(0x80, 0x3000) if chr(code).isupper()) + "]")
@@ -79,6 +84,15 @@ def reference_non_ascii_capitals(text: str) -> int:
     return len(_NON_ASCII_UPPER.findall(text))
 
 
+
+_HIGH_RUN = re.compile(rb"[\x80-\xff]+")
+
+
+def reference_high_runs(data: bytes) -> int:
+    """How many maximal runs of bytes >= 0x80 *data* holds: the compiled ``high_runs``' reference."""
+    return len(_HIGH_RUN.findall(data))
+
+
 __all__ = [
     "COMPILED",
     "best_dot_products",
@@ -88,9 +102,11 @@ __all__ = [
     "high_byte_count",
     "high_byte_counts",
     "high_bytes",
+    "high_runs",
     "mixed_pairs",
     "non_ascii_capitals",
     "pair_sum",
+    "reference_high_runs",
     "reference_non_ascii_capitals",
     "softmax_weights",
     "squeeze",

@@ -8,12 +8,16 @@ held-out Faker pages, the gettext catalogues, the hand-written texts, each page'
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import contradiction, decode, detection
 from consumer.decoding.codecs import decode_bytes, single_byte
+from consumer.decoding.detection.model import _SCORING_CODECS
 from consumer.processor.route import DECLARATION_DOUBTED, quarantine_reason
 
 from corpus import catalog_corpus, corpus, encode
@@ -104,3 +108,73 @@ def test_a_false_label_is_not_settled_so() -> None:
     )
     decoded = decode(body, "text/html; charset=windows-1252")
     assert quarantine_reason(decoded) == DECLARATION_DOUBTED and decoded.doubted == "EUC-KR"
+
+
+# -- the bound that spares a single-byte label's doubt the multi-byte decodes (``_multi_byte_out_of_reach``) --
+
+
+def readings_from_a_high_byte(codec: str) -> Iterator[tuple[bytes, str]]:
+    """Every sequence of *codec* (a scoring codec) that starts with a high byte and decodes strictly, with its
+    text: one to two bytes for every codec, EUC-JP's three (0x8F), gb18030's four (high, digit, high, digit)."""
+    for lead in range(0x80, 0x100):
+        for sequence in [bytes([lead]), *(bytes([lead, trail]) for trail in range(0x100))]:
+            try:
+                yield sequence, sequence.decode(codec)
+            except UnicodeDecodeError:
+                pass
+    if codec == "euc_jp":
+        for second in range(0x100):
+            for third in range(0x100):
+                sequence = bytes([0x8F, second, third])
+                try:
+                    yield sequence, sequence.decode(codec)
+                except UnicodeDecodeError:
+                    pass
+    if codec == "gb18030":
+        digits = range(0x30, 0x3A)
+        for lead, digit, third in itertools.product(range(0x81, 0xFF), digits, range(0x81, 0xFF)):
+            # Ten sequences at a time (most areas decode whole); one by one where one of them fails.
+            batch = [bytes([lead, digit, third, last]) for last in digits]
+            try:
+                text = b"".join(batch).decode(codec)
+            except UnicodeDecodeError:
+                for sequence in batch:
+                    try:
+                        yield sequence, sequence.decode(codec)
+                    except UnicodeDecodeError:
+                        pass
+            else:
+                yield b"".join(batch), text
+
+
+@pytest.mark.parametrize("encoding", detection._MULTI_BYTE)
+def test_a_run_of_high_bytes_starts_a_character_the_ceiling_bounds(encoding: str) -> None:
+    """What ``_multi_byte_out_of_reach`` rests on, over every sequence the scoring codec reads from a high byte:
+    the character it starts is beyond ASCII (the likelihood counts it; but for the one sequence the bound
+    counts apart), and no character the codec produces
+    scores above the ceiling under the candidate's languages (seen or unseen, as the likelihood looks it up)."""
+    codec = _SCORING_CODECS[encoding]
+    produced: set[str] = set()
+    ascii_read = detection._ASCII_FROM_HIGH.get(encoding)
+    for sequence, text in readings_from_a_high_byte(codec):
+        assert text and (text[0] >= "\x80" or sequence == ascii_read), (codec, sequence.hex(), text)
+        produced.update(text)
+    assert len(produced) > 7000  # the enumeration reached the codec's table
+    ceiling = detection._LOGP_CEILING[encoding]
+    for language in detection.LANGUAGES[encoding]:
+        logp, unseen = detection._CHARACTER_LOGP[language], detection._UNSEEN[language]
+        highest = max((logp[char] if char in logp else unseen(char)) for char in produced if char >= "\x80")
+        assert highest <= ceiling, (language, highest, ceiling)
+
+
+def test_the_bound_spares_the_decodes_of_a_latin_page_only_when_scores_agree() -> None:
+    """A French page under windows-1252 is settled by the bound (no squeeze, no strict decode), and that False
+    is what ``scores`` says; the same page's EUC-KR form under windows-1252 is not settled."""
+    body = html(TEXTS["fr"]).encode("windows-1252")
+    scope = contradiction.doubt_scope("windows-1252")
+    assert not check(body, "windows-1252", contradiction.DOUBT_NATS, contradiction.CASE_NATS, scope)
+    start, first_high = detection._evidence_start(body)
+    head = body[start : start + scope["examined"]]
+    work = detection._Window(detection._window(head, first_high - start, scope["window"], scope["min_high_bytes"]))
+    assert not detection._may_be_beaten(work, "windows-1252", contradiction.DOUBT_NATS, contradiction.CASE_NATS)
+    assert work._decoded is None  # settled without the multi-byte candidates' decodes
