@@ -37,6 +37,7 @@ def test_the_extension_is_built_in_a_development_install() -> None:
     assert loops.best_dot_products is compiled.best_dot_products
     assert loops.softmax_weights is compiled.softmax_weights
     assert loops.non_ascii_capitals is compiled.non_ascii_capitals
+    assert loops.high_runs is compiled.high_runs
 
 
 # -- the histogram -------------------------------------------------------------------------------------
@@ -367,6 +368,28 @@ def test_text_likelihood_refuses_a_wrong_memo() -> None:
         compiled.text_likelihood("日本", {}, detection._UNSEEN["ja"], array("d", [0.0] * 10))
     with pytest.raises(TypeError):
         compiled.text_likelihood(b"bytes", {}, detection._UNSEEN["ja"], array("d", [0.0] * 0x10000))  # type: ignore[arg-type]
+
+
+# -- the runs of high bytes ---------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=9) | st.sampled_from([b"\x80", b"\xff" * 9, b"a" * 8, b"a" * 15]), max_size=40))
+def test_high_runs_of_runs_and_mixtures(chunks: list[bytes]) -> None:
+    data = b"".join(chunks)
+    assert compiled.high_runs(data) == loops.reference_high_runs(data)
+
+
+def test_high_runs_at_every_offset_and_on_corpus_pages() -> None:
+    """A run that starts, ends or continues across a word's edge, at every alignment; and whole pages."""
+    for offset in range(17):
+        for run in range(1, 18):
+            data = b"a" * offset + b"\xe9" * run + b"a" * 3 + b"\xe9"
+            assert compiled.high_runs(data) == loops.reference_high_runs(data) == 2, (offset, run)
+    for made in corpus(1, 5):
+        assert compiled.high_runs(made.body) == loops.reference_high_runs(made.body)
+    with pytest.raises(TypeError):
+        compiled.high_runs("text")  # type: ignore[arg-type]
 
 
 # -- the capitals of a reading ------------------------------------------------------------------------
