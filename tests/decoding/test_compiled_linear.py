@@ -251,6 +251,8 @@ PER_BYTE = {
     "high_byte_counts": 7,  # 3.2: random bytes, a count a byte
     "squeeze": 36,  # 17.6: Cyrillic words between ASCII, every run of ASCII cut and copied
     "text_likelihood": 85,  # 42.3: every character high, counted, then summed from the memo (Latin-1 as Russian)
+    "non_ascii_capitals": 60,  # 30.0: every character Cyrillic (cp1251), in range and looked up (Py_UNICODE_ISUPPER)
+    "high_runs": 9,  # 4.3: a high byte every other, each a run start cleared from its word
     "high_bytes": 15,  # 7.2: every byte of a word holding a high one counted, a "seen" test each
     "high_byte_count": 3,  # 1.25: eight bytes a step
     "first_high_byte": 2,  # 0.88: eight bytes a step to the first high one
@@ -360,6 +362,9 @@ def _entries() -> list[Entry]:
         Entry("squeeze", "", DETECTION, "squeeze", ("py_squeeze",), _data, detection_inputs),
         Entry("text_likelihood", "ru", DETECTION, "text_likelihood", ("py_text_likelihood",), _likelihood_of_russian,
               detection_inputs),
+        Entry("non_ascii_capitals", "", DETECTION, "non_ascii_capitals", ("py_non_ascii_capitals",),
+              lambda data: (data.decode("cp1251", "replace"),), detection_inputs),
+        Entry("high_runs", "", DETECTION, "high_runs", ("py_high_runs",), _data, detection_inputs),
         Entry("high_byte_count", "", DETECTION, "high_byte_count", ("py_high_byte_count",), _data, detection_inputs),
         Entry("first_high_byte", "", DETECTION, "first_high_byte", ("py_first_high_byte",), _data, detection_inputs),
         Entry("four_byte_gb18030", "", DETECTION, "four_byte_gb18030", ("py_four_byte_gb18030",), _data,
