@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import functools
 import math
+import unicodedata
 from array import array
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -370,7 +371,7 @@ def _may_be_beaten(work: _Window, encoding: str, margin: float, per_capital: flo
     loosest = margin - per_capital * capitals
     # The multi-byte rivals first: their decodes and likelihoods are the rest of scores' work too.  Under a
     # single-byte encoding, a bound may spare the decodes (_multi_byte_out_of_reach).
-    if index is None or not _multi_byte_out_of_reach(work.window, own, loosest):
+    if encoding not in _LATIN_SINGLE_BYTE or not _multi_byte_out_of_reach(work.window, own, loosest):
         _, candidates, texts = work.decoded()
         for other, text in zip(candidates, texts, strict=True):
             if text is not None and other != encoding:
@@ -406,18 +407,30 @@ def _multi_byte_out_of_reach(window: bytes, own: float, loosest: float) -> bool:
     float sum of negative terms, so it may exceed the exact sum by its relative rounding: the bound allows 1e-9.
     """
     runs = loops.high_runs(window)
-    candidates = _MULTI_BYTE if loops.four_byte_gb18030(window) else _MULTI_BYTE_BUT_GB18030
-    for candidate in candidates:
+
+    def out_of_reach(candidate: str) -> bool:
         # An incomplete sequence at the window's end is left out (``_decodes``): it may hold the last run's start.
         characters = (runs - 1) // 2 if candidate == "gb18030" else runs - 1
         ascii_read = _ASCII_FROM_HIGH.get(candidate)
         if ascii_read is not None:
             characters -= window.count(ascii_read)  # a run of those alone has no character beyond ASCII
-        if characters * _LOGP_CEILING[candidate] * (1.0 - 1e-9) - own >= loosest:
-            return False
-    return True
+        return characters * _LOGP_CEILING[candidate] * (1.0 - 1e-9) - own < loosest
+
+    # Cheapest first: gb18030 is a candidate only with its four-byte shape, looked for last.
+    if not all(out_of_reach(candidate) for candidate in _MULTI_BYTE_BUT_GB18030):
+        return False
+    return not loops.four_byte_gb18030(window) or out_of_reach("gb18030")
 
 
+#: The single-byte encodings the bound is tried under: those whose letters beyond ASCII are mostly Latin, whose
+#: texts have their high bytes alone (é, ł, ş).  A Cyrillic or Greek text's words are runs of high bytes, a run a
+#: word, and the bound never holds there: not counting the runs spares those doubts its cost (~1-2 us).
+_LATIN_SINGLE_BYTE = frozenset(
+    encoding
+    for encoding in _SINGLE_BYTE_TABLES
+    if 2 * sum(unicodedata.name(char, "").startswith("LATIN") for char in SINGLE_BYTE[encoding] if char.isalpha())
+    > sum(char.isalpha() for char in SINGLE_BYTE[encoding])
+)
 #: The one sequence from a high byte a scoring codec reads as ASCII: JIS X 0212's tilde, 0x2237, read as "~" by
 #: Python's euc_jp (test_may_be_beaten.py enumerates every codec's sequences).
 _ASCII_FROM_HIGH = {"EUC-JP": b"\x8f\xa2\xb7"}
