@@ -371,7 +371,7 @@ def _may_be_beaten(work: _Window, encoding: str, margin: float, per_capital: flo
     loosest = margin - per_capital * capitals
     # The multi-byte rivals first: their decodes and likelihoods are the rest of scores' work too.  Under a
     # single-byte encoding, a bound may spare the decodes (_multi_byte_out_of_reach).
-    if encoding not in _LATIN_SINGLE_BYTE or not _multi_byte_out_of_reach(work.window, own, loosest):
+    if encoding not in _LATIN_SINGLE_BYTE or not _multi_byte_out_of_reach(work, own, loosest):
         _, candidates, texts = work.decoded()
         for other, text in zip(candidates, texts, strict=True):
             if text is not None and other != encoding:
@@ -391,8 +391,9 @@ def _may_be_beaten(work: _Window, encoding: str, margin: float, per_capital: flo
     return False
 
 
-def _multi_byte_out_of_reach(window: bytes, own: float, loosest: float) -> bool:
-    """Whether no multi-byte candidate's likelihood of *window* can lead *own* by *loosest*, told without decoding.
+def _multi_byte_out_of_reach(work: _Window, own: float, loosest: float) -> bool:
+    """Whether no multi-byte candidate's likelihood of *work*'s window can lead *own* by *loosest*, told without
+    decoding it.
 
     A multi-byte reading of the window has a character beyond ASCII at the start of each run of high bytes (the
     byte before is ASCII, a character or a trail byte: a character starts at the run; every sequence that starts
@@ -406,13 +407,14 @@ def _multi_byte_out_of_reach(window: bytes, own: float, loosest: float) -> bool:
     when the window holds its four-byte shape (as the squeezed window does, test_squeeze.py).  The likelihood is a
     float sum of negative terms, so it may exceed the exact sum by its relative rounding: the bound allows 1e-9.
     """
+    window, present = work.window, work.histogram[0]
     runs = loops.high_runs(window)
 
     def out_of_reach(candidate: str) -> bool:
         # An incomplete sequence at the window's end is left out (``_decodes``): it may hold the last run's start.
         characters = (runs - 1) // 2 if candidate == "gb18030" else runs - 1
         ascii_read = _ASCII_FROM_HIGH.get(candidate)
-        if ascii_read is not None:
+        if ascii_read is not None and ascii_read[0] in present:  # (bytes.count alone: ~13 us over 16 KiB)
             characters -= window.count(ascii_read)  # a run of those alone has no character beyond ASCII
         return characters * _LOGP_CEILING[candidate] * (1.0 - 1e-9) - own < loosest
 

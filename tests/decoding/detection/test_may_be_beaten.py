@@ -178,3 +178,17 @@ def test_the_bound_spares_the_decodes_of_a_latin_page_only_when_scores_agree() -
     work = detection._Window(detection._window(head, first_high - start, scope["window"], scope["min_high_bytes"]))
     assert not detection._may_be_beaten(work, "windows-1252", contradiction.DOUBT_NATS, contradiction.CASE_NATS)
     assert work._decoded is None  # settled without the multi-byte candidates' decodes
+
+
+def test_the_bound_counts_euc_jps_tilde_apart() -> None:
+    """JIS X 0212's tilde, 0x8FA2B7, reads as ASCII in euc_jp: runs of it alone give the bound no character.
+    A Latin page of such runs between letters is not settled by the bound (its EUC-JP reading would score 0),
+    and ``scores`` agrees with whatever ``may_be_beaten`` answers."""
+    body = b"<p>" + b"ab\x8f\xa2\xb7cd " * 60 + b"caf\xe9</p>"
+    scope = contradiction.doubt_scope("windows-1252")
+    start, first_high = detection._evidence_start(body)
+    work = detection._Window(detection._window(body[start:], first_high - start, scope["window"], 128))
+    own = work.dot_products()[0][detection._SINGLE_BYTE_INDEX["windows-1252"]]
+    assert not detection._multi_byte_out_of_reach(work, own, 0.0)
+    for margin, per_capital in MARGINS:
+        check(body, "windows-1252", margin, per_capital, scope)
