@@ -56,7 +56,7 @@ ALPHABET_FLOOR = 0.05
 PROSE_ONLY: dict[str, dict[str, int]] = {
     language: letters
     for language, letters in MANUAL_PAGE_LETTERS.items()
-    if language not in {language for language, _, _ in training_text.LOCALES.values()}
+    if language not in {faker_language for faker_language, _, _ in training_text.LOCALES.values()}
 }
 
 

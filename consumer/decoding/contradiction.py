@@ -28,7 +28,6 @@ contradicts"):
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 from typing import NamedTuple
 
@@ -37,7 +36,7 @@ from .codecs import decode_bytes, decode_strict, single_byte
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .data.whatwg import NO_CODE_POINT, SINGLE_BYTE
-from .detection import pairs
+from .detection import loops, pairs
 from .detection.model import script
 from .mojibake import legacy_reading_looks_double_encoded
 
@@ -74,7 +73,6 @@ DOUBT_NATS = 7.5
 CASE_NATS = 2.0
 #: The rivals the capitals are counted for: the likeliest few (a capital-swapping sibling is among them).
 CASE_RIVALS = 3
-_NON_ASCII_CAPITAL = re.compile("[" + "".join(chr(c) for c in range(0x80, 0x3000) if chr(c).isupper()) + "]")
 
 
 #: The doubt reads less of a body than detection does (16 KiB, where detection reads 64): it runs on every clean
@@ -124,11 +122,13 @@ def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
     """
     if declared in _NOT_LEGACY or payload.isascii() or not utf8_codec.is_valid(payload):
         return False
-    if declared not in SINGLE_BYTE and not _reads_as_one_script(payload):
-        return False  # double-byte legacy text that happens to be valid UTF-8 (``_reads_as_one_script``)
-    if legacy_reading_looks_double_encoded(payload):
+    signature = legacy_reading_looks_double_encoded(payload)
+    if signature and declared in SINGLE_BYTE:
         return True
-    return _multi_byte_sequences(payload) >= UTF8_SEQUENCES and _reads_as_one_script(payload)
+    if not signature and _multi_byte_sequences(payload) < UTF8_SEQUENCES:
+        return False
+    # Under a double-byte label even the signature may be chance (``_reads_as_one_script``).
+    return _reads_as_one_script(payload)
 
 
 #: Valid UTF-8 with this many multi-byte sequences is UTF-8 even without the mojibake signature (whose lead
@@ -316,7 +316,7 @@ def case_of_bytes(data: bytes, encoding: str) -> tuple[int, bool]:
 def case_of_text(text: str) -> tuple[int, bool]:
     """The non-ASCII capitals of *text*, and whether a small letter precedes one."""
     capitals = inverted = 0
-    for match in _NON_ASCII_CAPITAL.finditer(text):
+    for match in loops.NON_ASCII_CAPITAL.finditer(text):
         capitals += 1
         inverted = inverted or (match.start() > 0 and text[match.start() - 1].islower())
     return capitals, bool(inverted)

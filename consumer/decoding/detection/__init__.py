@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import functools
 import math
-import unicodedata
 from array import array
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -103,6 +102,7 @@ from .model import (
     TLD_BONUS,
     TLD_HINTS,
     _memo,
+    script,
 )
 from .reference import Histogram, reference_text_likelihood
 
@@ -430,7 +430,7 @@ def _multi_byte_out_of_reach(work: _Window, own: float, loosest: float) -> bool:
 _LATIN_SINGLE_BYTE = frozenset(
     encoding
     for encoding in _SINGLE_BYTE_TABLES
-    if 2 * sum(unicodedata.name(char, "").startswith("LATIN") for char in SINGLE_BYTE[encoding] if char.isalpha())
+    if 2 * sum(script(char) == "LATIN" for char in SINGLE_BYTE[encoding] if char.isalpha())
     > sum(char.isalpha() for char in SINGLE_BYTE[encoding])
 )
 #: The one sequence from a high byte a scoring codec reads as ASCII: JIS X 0212's tilde, 0x2237, read as "~" by

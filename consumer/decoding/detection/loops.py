@@ -75,14 +75,13 @@ else:  # installed without a C compiler
 
 
 #: The capital letters (``str.isupper``) of U+0080-U+2FFF: those of the scripts that have case.
-_NON_ASCII_UPPER = re.compile("[" + "".join(chr(code) for code in range(0x80, 0x3000) if chr(code).isupper()) + "]")
+NON_ASCII_CAPITAL = re.compile("[" + "".join(chr(code) for code in range(0x80, 0x3000) if chr(code).isupper()) + "]")
 
 
 def reference_non_ascii_capitals(text: str) -> int:
-    """How many characters of *text* are capital letters of U+0080-U+2FFF (``_NON_ASCII_UPPER``): the compiled
+    """How many characters of *text* are capital letters of U+0080-U+2FFF (``NON_ASCII_CAPITAL``): the compiled
     ``non_ascii_capitals``' reference (a regular expression, ~5 ns a character of a CJK text)."""
-    return len(_NON_ASCII_UPPER.findall(text))
-
+    return len(NON_ASCII_CAPITAL.findall(text))
 
 
 _HIGH_RUN = re.compile(rb"[\x80-\xff]+")
@@ -95,6 +94,7 @@ def reference_high_runs(data: bytes) -> int:
 
 __all__ = [
     "COMPILED",
+    "NON_ASCII_CAPITAL",
     "best_dot_products",
     "compiled_text_likelihood",
     "first_high_byte",

@@ -99,13 +99,8 @@ def test_a_true_label_is_settled_without_scores(language: str) -> None:
 def test_a_false_label_is_not_settled_so() -> None:
     """EUC-KR served as windows-1252: the Korean reading leads by hundreds of nats, and the decode is doubted."""
     body = html(TEXTS["ko"]).encode("euc-kr")
-    assert check(
-        body,
-        "windows-1252",
-        contradiction.DOUBT_NATS,
-        contradiction.CASE_NATS,
-        contradiction.doubt_scope("windows-1252"),
-    )
+    scope = contradiction.doubt_scope("windows-1252")
+    assert check(body, "windows-1252", contradiction.DOUBT_NATS, contradiction.CASE_NATS, scope)
     decoded = decode(body, "text/html; charset=windows-1252")
     assert quarantine_reason(decoded) == DECLARATION_DOUBTED and decoded.doubted == "EUC-KR"
 
