@@ -12,10 +12,11 @@ words (``training_text.in_split`` assigns every word to one split by a stable
 hash); the evaluation corpus is made of the other split with other seeds, so no
 evaluated word was counted here.  The counts follow Faker's word lists,
 so another Faker release gives other counts.  To them are added, for the Latin-script languages, the letters of
-real prose (``detection/manual_pages.py`` says how they were counted): Faker's names and places barely write a
-language's commonest letters (its Italian has "è" 32 times in 120,000 characters), and bench/false_declared.py's
-real text, judged on its ``test`` half, was read wrong more often without them (bench/RESULTS.md).  A language
-Faker has no locale for (Catalan) is counted from that prose alone (``PROSE_ONLY``).
+real prose (``detection/manual_pages.py`` says how they were counted; Lithuanian's from GIMP's user manual): Faker's
+names and places barely write a language's commonest letters (its Italian has "è" 32 times in 120,000 characters,
+its Lithuanian no "ą", "į" or "ų" at all), and bench/false_declared.py's real text, judged on its ``test`` half, was
+read wrong more often without them (bench/RESULTS.md).  A language Faker has no locale for (Catalan) is counted
+from that prose alone (``PROSE_ONLY``).
 """
 
 from __future__ import annotations

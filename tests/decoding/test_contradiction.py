@@ -189,6 +189,31 @@ def test_a_catalan_page_under_a_central_european_label_is_doubted(text, false_la
     assert decoded.doubted == "windows-1252" and quarantine_reason(decoded) == DECLARATION_DOUBTED
 
 
+# Lithuanian, written for these tests: "ą", "į" and "ų" are three of its nine letters and among its commonest, and
+# the model's Lithuanian had none of them until it counted the GIMP manual's prose (detection/manual_pages.py): its
+# windows-1252 mojibake ("vienà kopijà", "programø") then read about as well as the truth.
+LITHUANIAN = [
+    (
+        "Programos nepavyko paleisti, nes konfigūracijos failas yra sugadintas. Tai įvyksta, kai naudotojas atidaro "
+        "daugiau nei vieną kopiją; taip pat gali būti, kad ankstesnė sesija nebuvo tinkamai užbaigta. Daugelio "
+        "vartotojų nuomone, šių programų nustatymų langų mygtukų išdėstymas yra patogus, tačiau kai kurių kalbų "
+        "vertimų kokybė dar nėra pakankama."
+    ),
+    (
+        "Rudenį kaimynai eina į mišką grybauti. Vakare jie valgo duoną su sviestu, geria arbatą ir kalba apie tuos "
+        "laikus, kai kaime buvo daugiau mokyklų, muzikantų ir švenčių. Šiais metais lietūs atėjo anksti, todėl mugė "
+        "vyko bažnyčioje: ką padarysi, taip jau būna."
+    ),
+]
+
+
+@pytest.mark.parametrize("text", LITHUANIAN)
+@pytest.mark.parametrize("false_label", ["windows-1252", "iso-8859-1", "windows-1250"])
+def test_a_lithuanian_page_under_another_label_is_doubted(text, false_label):
+    decoded = decode(page(text).encode("cp1257"), f"text/html; charset={false_label}", "https://www.example.com/")
+    assert decoded.doubted == "windows-1257" and quarantine_reason(decoded) == DECLARATION_DOUBTED
+
+
 # Sentences written for these tests, each in a language its encoding is used for.
 TRUTHS = [
     ("Le café est très bon à Paris, où l’été dure. Déjà vu : naïve façade, élève, garçon, cœur.", "cp1252"),
@@ -213,6 +238,7 @@ TRUTHS = [
     ("שלום לכולם! היום מזג האוויר נעים מאוד ואנחנו הולכים לטייל בפארק הגדול.", "cp1255"),
     ("مرحبا بكم في موقعنا. نحن نقدم لكم أفضل الخدمات والمعلومات المفيدة كل يوم.", "cp1256"),
     ("Labas rytas! Šiandien oras gražus, ir mes einame pasivaikščioti į parką prie upės.", "cp1257"),
+    *((text, "cp1257") for text in LITHUANIAN),
     ("日本語のテキストです。今日は良い天気ですね。明日は雨が降るかもしれません。", "cp932"),
     ("대한민국 헌법 제1조 대한민국은 민주공화국이다. 모든 권력은 국민으로부터 나온다.", "cp949"),
     ("中华人民共和国是一个历史悠久的国家，人们喜欢喝茶，也喜欢吃饺子和面条。", "gbk"),
