@@ -4,7 +4,8 @@ The `.mo` files under /usr/share/locale are translators' own sentences (menus, m
 languages whose legacy encodings the web still serves.  They are neither the detection model's training text
 (Faker's word lists, consumer/decoding/build_detection_model.py) nor any public detector's test corpus.
 
-A catalogue belongs to one of two halves by a hash of its file name (the package's text domain): ``tune`` is
+A catalogue belongs to one of two halves by a hash of its file name (the package's text domain; a text installed
+under two names, as iso-codes installs each of its catalogues, is hashed by the first): ``tune`` is
 where thresholds may be chosen, ``test`` where they are judged.  Segments are cut to hold exactly N non-ASCII
 characters (N in ``LENGTHS``), from messages drawn in a seeded order; only messages that the encoding under test
 writes and reads back unchanged are used (``encodable``).
@@ -15,7 +16,6 @@ Nothing here is imported by the product or its tests: bench/false_declared.py re
 from __future__ import annotations
 
 import gettext
-import hashlib
 import random
 import re
 import unicodedata
@@ -93,8 +93,11 @@ _PLACEHOLDER = re.compile(r"%[-#0 +']*\d*(?:\.\d+)?[hlLqjzt]*[diouxXeEfFgGcsp%]|
 
 
 def half(path: Path) -> str:
-    """Which half a catalogue belongs to: ``tune`` or ``test``, by a hash of its text domain."""
-    return "tune" if hashlib.sha256(path.stem.encode()).digest()[0] % 2 == 0 else "test"
+    """Which half a catalogue belongs to: ``tune`` or ``test``, by a hash of its text domain (one name for a text
+    installed under several: ``manual_pages.text_domain``)."""
+    from consumer.decoding.detection.manual_pages import held_out, text_domain
+
+    return "test" if held_out(text_domain(path)) else "tune"
 
 
 @cache

@@ -23,13 +23,14 @@ windows-1252 mojibake passed.  Its letters are counted the same way in the Lithu
 (``apt-get install gimp-help-lt``, which installs no gettext catalogue, so no page of it is held out).
 
 Held out: pages of a package that installs a gettext catalogue in the ``test`` half of bench/real_text.py (the
-same hash of the text domain), so that the benchmark judging the model never reads a package it was counted
-from.  Comment lines (authors' names, licences) are not rendered; a page whose rendering shows UTF-8 read as
+same hash of the text domain, ``text_domain``), so that the benchmark judging the model never reads a package it
+was counted from.  Comment lines (authors' names, licences) are not rendered; a page whose rendering shows UTF-8 read as
 Latin-1 ("Ã©") is skipped whole.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import html.parser
@@ -71,6 +72,24 @@ def held_out(domain: str) -> bool:
     return hashlib.sha256(domain.encode()).digest()[0] % 2 != 0
 
 
+def text_domain(catalogue: Path) -> str:
+    """The text domain a gettext catalogue (a ``.mo`` file) is put in a half by: its own name, or, when its folder
+    holds the same bytes under other names too, the first of them.  iso-codes installs each of its catalogues twice
+    ("iso_3166-2.mo" again as "iso_3166_2.mo"), and hashed by their own names the two copies of one text fell in
+    opposite halves: the place and language names of the judging half were in the tuning half too."""
+    return _first_names(catalogue.parent).get(catalogue.name, catalogue.stem)
+
+
+@functools.cache
+def _first_names(folder: Path) -> dict[str, str]:
+    """Each catalogue's file name in *folder* -> the name, without ``.mo``, of the first with the same bytes."""
+    first: dict[bytes, str] = {}
+    names: dict[str, str] = {}
+    for path in sorted(folder.glob("*.mo")) if folder.is_dir() else ():
+        names[path.name] = first.setdefault(hashlib.sha256(path.read_bytes()).digest(), path.stem)
+    return names
+
+
 def pages() -> list[Path]:
     """Every translated manual page of ``LANGUAGES``' folders."""
     folders = [*LANGUAGES, *PAIR_LANGUAGES]
@@ -88,9 +107,9 @@ def owners(paths: list[Path]) -> dict[Path, list[str]]:
 
 
 def domains(package: str) -> set[str]:
-    """The gettext text domains *package* installs (its ``.mo`` files)."""
+    """The gettext text domains *package* installs (its ``.mo`` files), as ``text_domain`` names them."""
     files = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True).stdout.split()
-    return {Path(name).stem for name in files if name.endswith(".mo")}
+    return {text_domain(Path(name)) for name in files if name.endswith(".mo")}
 
 
 def rendered(path: Path) -> str | None:
