@@ -28,6 +28,7 @@ contradicts"):
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from typing import NamedTuple
 
@@ -118,13 +119,17 @@ def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
     left-over ``iso-8859-1`` label gives) must carry the mojibake signature (``mojibake.py``): a property of the
     bytes, so it holds whichever legacy label was left over.  Under a double-byte label (GBK, Big5, EUC-KR...),
     whose text is valid UTF-8 far more often than a single-byte one's, the UTF-8 reading's letters must also be of
-    one script.
+    one script.  Under a single-byte label whose reading is plain text of a script other than Latin (Cyrillic,
+    Greek, Thai...: ``_reads_as_plain_text``), the label is kept: a few such letters are valid UTF-8 by chance
+    ("німі" in KOI8-U is CE A6 CD A6, "Φͦ" in UTF-8), and UTF-8 read under such a label never is plain text.
     """
     if declared in _NOT_LEGACY or payload.isascii() or not utf8_codec.is_valid(payload):
         return False
     signature = legacy_reading_looks_double_encoded(payload)
-    if signature and declared in SINGLE_BYTE:
-        return True
+    if declared in SINGLE_BYTE:
+        if not signature and _multi_byte_sequences(payload) < UTF8_SEQUENCES:
+            return False
+        return (signature or _reads_as_one_script(payload)) and not _reads_as_plain_text(payload, declared)
     if not signature and _multi_byte_sequences(payload) < UTF8_SEQUENCES:
         return False
     # Under a double-byte label even the signature may be chance (``_reads_as_one_script``).
@@ -162,6 +167,30 @@ def _reads_as_one_script(payload: bytes) -> bool:
         if char >= "\x80" and category in _SCRIPT_LETTERS:
             scripts.add(script(char))
     return len(scripts) <= 1
+
+
+def _reads_as_plain_text(payload: bytes, declared: str) -> bool:
+    """Whether the single-byte *declared* reads *payload*'s first ``MAX_EXAMINED`` bytes as plain text of one script
+    other than Latin: every character beyond ASCII a letter or mark of that script, and none beside an ASCII letter.
+
+    UTF-8 read under a Cyrillic, Greek, Arabic, Hebrew or Thai label is not: its continuation bytes are read as
+    punctuation, symbols or box drawing ("РџСЂРёРІРµС‚" for "Привет" under windows-1251), and a Latin page's letters
+    land inside ASCII words ("GrГјГџe" for "Grüße").  Latin labels are left out: UTF-8 read as windows-1252 can be
+    Latin letters alone ("StraÃŸe").
+    """
+    text = decode_bytes(declared, payload[: detection.MAX_EXAMINED])[0]
+    if _BESIDE_ASCII_LETTER.search(text):
+        return False
+    scripts = set()
+    for char in set(text):  # each character once: the loop is over an alphabet, not the text
+        if char >= "\x80":
+            if unicodedata.category(char)[0] not in "LM":
+                return False
+            scripts.add(script(char))
+    return len(scripts) == 1 and "LATIN" not in scripts
+
+
+_BESIDE_ASCII_LETTER = re.compile("[A-Za-z][^\x00-\x7f]|[^\x00-\x7f][A-Za-z]")
 
 
 #: The letters whose name says their script (``model.script``): not modifier letters nor combining marks, which text

@@ -61,6 +61,56 @@ def test_utf8_of_a_script_the_signature_leaves_out_is_read_as_utf8_on_four_seque
     assert decoded.text == page("Բարեւ") and decoded.source == "utf-8-over-declaration"
 
 
+# UTF-8 under a left-over label of another script: its continuation bytes read as symbols or box drawing, or its
+# letters land inside ASCII words ("GrГјГџe"): never plain text of the label's script.
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Привет, мир! Как дела?", "windows-1251"),
+        ("Привет, мир! Как дела?", "koi8-r"),
+        ("Привіт, світе!", "koi8-u"),
+        ("Grüße aus München", "windows-1251"),
+        ("Καλημέρα κόσμε", "iso-8859-7"),
+        ("שלום עולם", "windows-1255"),
+        ("مرحبا بكم", "windows-1256"),
+        ("สวัสดีครับ", "windows-874"),
+    ],
+)
+def test_utf8_under_a_left_over_label_of_another_script_is_read_as_utf8(text, label):
+    decoded = decode(page(text).encode("utf-8"), f"text/html; charset={label}")
+    assert decoded.text == page(text) and decoded.source == "utf-8-over-declaration"
+
+
+# A few letters of a script other than Latin can be valid UTF-8 by chance: KOI8-U's "н" and "і" are CE A6, UTF-8's
+# "Φ"; windows-874's "ส" and "ง" are CA A7, UTF-8's "ʧ".  Such a reading is plain text of its script, as UTF-8 read
+# under the label never is: the label is kept.
+_KOI8_U_LETTERS = "абвгдежзийклмнопрстуфхцчшщьюяєіїґ"
+_WINDOWS_874_LETTERS = "".join(chr(code) for code in range(0x0E01, 0x0E2F))
+
+
+@pytest.mark.parametrize(("text", "codec", "label"), [("ні ці", "koi8_u", "KOI8-U"), ("สง", "cp874", "windows-874")])
+def test_a_few_letters_of_another_script_that_happen_to_be_valid_utf8_keep_their_label(text, codec, label):
+    body = page(text).encode(codec)
+    body.decode("utf-8")  # valid UTF-8, by chance
+    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
+    assert decoded.source == "http-header" and decoded.text == page(text)
+
+
+@given(
+    st.sampled_from([(_KOI8_U_LETTERS, "koi8_u", "KOI8-U"), (_WINDOWS_874_LETTERS, "cp874", "windows-874")]).flatmap(
+        lambda script: st.tuples(
+            st.lists(st.text(script[0], min_size=1, max_size=4), min_size=1, max_size=4), st.just(script)
+        )
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_no_plain_text_of_a_non_latin_script_is_re_read_as_utf8(case):
+    words, (_, codec, label) = case
+    body = page(" ".join(words)).encode(codec)
+    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
+    assert decoded.source == "http-header" and decoded.text == page(" ".join(words))
+
+
 # Double-byte text that happens to be valid UTF-8: each character's lead is 0xC2-0xDF and its trail 0xA1-0xBF.
 # "缺失 前缀" (GBK) reads as "ȱʧ ǰ" and an unassigned Hebrew code point, and even carries the signature ("È±").
 DOUBLE_BYTE_VALID_UTF8 = [("缺失 '#' 前缀", "gbk", "gbk"), ("缺失 前缀 缺失", "gbk", "gb18030")]
