@@ -1,4 +1,4 @@
-"""How often does a lying or missing declaration publish wrong text as clean?  Real text, served seven ways.
+"""How often does a lying or missing declaration publish wrong text as clean?  Real text, served eight ways.
 
 Run from the repository root (on a Debian machine with translated packages installed: the text comes from the
 gettext catalogues under /usr/share/locale, bench/real_text.py):
@@ -6,7 +6,7 @@ gettext catalogues under /usr/share/locale, bench/real_text.py):
     .venv/bin/python bench/false_declared.py [--samples 20] [--half test] [--no-browser]
 
 Each legacy encoding of bench/real_text.py's ``ENCODINGS`` gets segments of real text holding N non-ASCII
-characters (N in 4, 8, 16, 32, 64, 256, 1024), each wrapped in a small HTML page and served seven ways:
+characters (N in 4, 8, 16, 32, 64, 256, 1024), each wrapped in a small HTML page and served eight ways:
 
 - ``undeclared .com``: no declaration, on a .com URL;
 - ``undeclared ccTLD``: no declaration, on the language's country domain;
@@ -15,7 +15,9 @@ characters (N in 4, 8, 16, 32, 64, 256, 1024), each wrapped in a small HTML page
   windows-1251 as windows-1252, Big5 as GBK, KOI8-R as windows-1251, windows-1250 as ISO-8859-2...);
 - ``true label``: the header names the true encoding (the control: must be 100% right and clean);
 - ``utf-8, latin-1 header``: the page in UTF-8 under a left-over ``charset=iso-8859-1`` header;
-- ``utf-8, 1252 meta``: the page in UTF-8 with only a left-over ``<meta charset="windows-1252">``.
+- ``utf-8, 1252 meta``: the page in UTF-8 with only a left-over ``<meta charset="windows-1252">``;
+- ``utf-8, own old label``: the page in UTF-8 under its own legacy encoding's left-over header (a Russian site
+  moved from windows-1251 to UTF-8 and kept ``charset=windows-1251``), on its ccTLD.
 
 Each decode is classified as the processor routes it (``route.quarantine_reason``): right and clean (the text is
 the page's exactly), wrong and clean (the worst outcome), or quarantined.  Beside it, what a browser shows: the
@@ -51,6 +53,7 @@ SCENARIOS = (
     "true label",
     "utf-8, latin-1 header",
     "utf-8, 1252 meta",
+    "utf-8, own old label",
 )
 RIGHT, WRONG, QUARANTINED = "right-clean", "wrong-clean", "quarantined"
 
@@ -74,6 +77,7 @@ def served(encoding: str, text: str, tld: str) -> list[tuple[str, bytes, str | N
         ("true label", legacy, f"text/html; charset={encoding}", "https://www.example.com/", encoding),
         ("utf-8, latin-1 header", utf8, "text/html; charset=iso-8859-1", "https://www.example.com/", "windows-1252"),
         ("utf-8, 1252 meta", meta, "text/html", "https://www.example.com/", "windows-1252"),
+        ("utf-8, own old label", utf8, f"text/html; charset={encoding}", f"https://www.example.{tld}/", encoding),
     ]
 
 

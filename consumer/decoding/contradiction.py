@@ -119,17 +119,20 @@ def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
     left-over ``iso-8859-1`` label gives) must carry the mojibake signature (``mojibake.py``): a property of the
     bytes, so it holds whichever legacy label was left over.  Under a double-byte label (GBK, Big5, EUC-KR...),
     whose text is valid UTF-8 far more often than a single-byte one's, the UTF-8 reading's letters must also be of
-    one script.  Under a single-byte label whose reading is plain text of a script other than Latin (Cyrillic,
-    Greek, Thai...: ``_reads_as_plain_text``), the label is kept: a few such letters are valid UTF-8 by chance
-    ("німі" in KOI8-U is CE A6 CD A6, "Φͦ" in UTF-8), and UTF-8 read under such a label never is plain text.
+    one script.  Under a single-byte label, a body of fewer than ``UTF8_SEQUENCES`` sequences whose reading is
+    plain text of a script other than Latin (``_reads_as_plain_text``) keeps its label: a few such letters are
+    valid UTF-8 by chance ("німі" in KOI8-U is CE A6 CD A6, "Φͦ" in UTF-8).
     """
     if declared in _NOT_LEGACY or payload.isascii() or not utf8_codec.is_valid(payload):
         return False
     signature = legacy_reading_looks_double_encoded(payload)
     if declared in SINGLE_BYTE:
-        if not signature and _multi_byte_sequences(payload) < UTF8_SEQUENCES:
+        sequences = _multi_byte_sequences(payload)
+        if not signature and sequences < UTF8_SEQUENCES:
             return False
-        return (signature or _reads_as_one_script(payload)) and not _reads_as_plain_text(payload, declared)
+        if not signature and not _reads_as_one_script(payload):
+            return False
+        return sequences >= UTF8_SEQUENCES or not _reads_as_plain_text(payload, declared)
     if not signature and _multi_byte_sequences(payload) < UTF8_SEQUENCES:
         return False
     # Under a double-byte label even the signature may be chance (``_reads_as_one_script``).
@@ -171,15 +174,18 @@ def _reads_as_one_script(payload: bytes) -> bool:
 
 def _reads_as_plain_text(payload: bytes, declared: str) -> bool:
     """Whether the single-byte *declared* reads *payload*'s first ``MAX_EXAMINED`` bytes as plain text of one script
-    other than Latin: every character beyond ASCII a letter or mark of that script, and none beside an ASCII letter.
+    other than Latin: every character beyond ASCII a letter or mark of that script, none beside an ASCII letter, no
+    capital after a small letter.
 
-    UTF-8 read under a Cyrillic, Greek, Arabic, Hebrew or Thai label is not: its continuation bytes are read as
-    punctuation, symbols or box drawing ("РџСЂРёРІРµС‚" for "Привет" under windows-1251), and a Latin page's letters
-    land inside ASCII words ("GrГјГџe" for "Grüße").  Latin labels are left out: UTF-8 read as windows-1252 can be
+    UTF-8 read under a Cyrillic, Greek, Arabic, Hebrew or Thai label rarely is: its continuation bytes are read as
+    punctuation, symbols or box drawing ("РџСЂРёРІРµС‚" for "Привет" under windows-1251), or as capitals after the lead
+    byte's small letter ("аЈаВ" for "Шв" under ISO-8859-5), and a Latin page's letters land inside ASCII words
+    ("GrГјГџe" for "Grüße").  But not never ("РЁ" for "Ш" under windows-1251; Thai under windows-874): hence the
+    bound on sequences in ``utf8_under_legacy_label``.  Latin labels are left out: UTF-8 read as windows-1252 can be
     Latin letters alone ("StraÃŸe").
     """
     text = decode_bytes(declared, payload[: detection.MAX_EXAMINED])[0]
-    if _BESIDE_ASCII_LETTER.search(text):
+    if _BESIDE_ASCII_LETTER.search(text) or case_of_text(text)[1]:
         return False
     scripts = set()
     for char in set(text):  # each character once: the loop is over an alphabet, not the text

@@ -81,9 +81,20 @@ def test_utf8_under_a_left_over_label_of_another_script_is_read_as_utf8(text, la
     assert decoded.text == page(text) and decoded.source == "utf-8-over-declaration"
 
 
+# UTF-8 under its own script's left-over label, four letters: read as the label, it can be letters alone
+# ("РѕРЅРѕРІ", "เธซเธก"), but four sequences are UTF-8.
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [("Швей", "iso-8859-5"), ("онов", "windows-1251"), ("หมาย", "windows-874"), ("Шв", "iso-8859-5")],
+)
+def test_utf8_of_a_few_letters_under_its_own_scripts_left_over_label_is_read_as_utf8(text, label):
+    decoded = decode(page(text).encode("utf-8"), f"text/html; charset={label}")
+    assert decoded.text == page(text) and decoded.source == "utf-8-over-declaration"
+
+
 # A few letters of a script other than Latin can be valid UTF-8 by chance: KOI8-U's "н" and "і" are CE A6, UTF-8's
-# "Φ"; windows-874's "ส" and "ง" are CA A7, UTF-8's "ʧ".  Such a reading is plain text of its script, as UTF-8 read
-# under the label never is: the label is kept.
+# "Φ"; windows-874's "ส" and "ง" are CA A7, UTF-8's "ʧ".  On fewer than four sequences, a reading that is plain text
+# of its script keeps the label.
 _KOI8_U_LETTERS = "абвгдежзийклмнопрстуфхцчшщьюяєіїґ"
 _WINDOWS_874_LETTERS = "".join(chr(code) for code in range(0x0E01, 0x0E2F))
 
@@ -99,12 +110,13 @@ def test_a_few_letters_of_another_script_that_happen_to_be_valid_utf8_keep_their
 @given(
     st.sampled_from([(_KOI8_U_LETTERS, "koi8_u", "KOI8-U"), (_WINDOWS_874_LETTERS, "cp874", "windows-874")]).flatmap(
         lambda script: st.tuples(
-            st.lists(st.text(script[0], min_size=1, max_size=4), min_size=1, max_size=4), st.just(script)
+            st.lists(st.text(script[0], min_size=1, max_size=3), min_size=1, max_size=2), st.just(script)
         )
     )
 )
 @settings(max_examples=300, deadline=None)
-def test_no_plain_text_of_a_non_latin_script_is_re_read_as_utf8(case):
+def test_no_plain_text_of_a_few_non_latin_letters_is_re_read_as_utf8(case):
+    # Six letters at most: fewer than four UTF-8 sequences.
     words, (_, codec, label) = case
     body = page(" ".join(words)).encode(codec)
     decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
