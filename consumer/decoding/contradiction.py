@@ -126,16 +126,12 @@ def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
     if declared in _NOT_LEGACY or payload.isascii() or not utf8_codec.is_valid(payload):
         return False
     signature = legacy_reading_looks_double_encoded(payload)
-    if declared in SINGLE_BYTE:
-        sequences = _multi_byte_sequences(payload)
-        if not signature and sequences < UTF8_SEQUENCES:
-            return False
-        if not signature and not _reads_as_one_script(payload):
-            return False
-        return sequences >= UTF8_SEQUENCES or not _reads_as_plain_text(payload, declared)
-    if not signature and _multi_byte_sequences(payload) < UTF8_SEQUENCES:
+    sequences = _multi_byte_sequences(payload)
+    if not signature and sequences < UTF8_SEQUENCES:
         return False
-    # Under a double-byte label even the signature may be chance (``_reads_as_one_script``).
+    if signature and declared in SINGLE_BYTE:
+        return sequences >= UTF8_SEQUENCES or not _reads_as_plain_text(payload, declared)
+    # Without the signature; or under a double-byte label, where even the signature may be chance.
     return _reads_as_one_script(payload)
 
 
