@@ -175,6 +175,21 @@ def mojibake_inputs(size: int) -> dict[str, bytes]:
     }
 
 
+def lead_inputs(size: int) -> dict[str, bytes]:
+    """Read as Latin-1 (a character a byte): texts with a lead character (U+00C2-U+00F4) at every or every other
+    character and no continuation after any, where may_hold_a_sequence checks each lead and never stops."""
+    return {
+        "ASCII": b"a" * size,
+        "leads only": b"\xc3" * size,
+        "a lead then ASCII": _repeat(b"\xe9a", size),
+        "a lead then a character just past the continuations": _repeat(b"\xe9\xc0", size),
+    }
+
+
+#: A first character that makes a text UCS-2 or UCS-4 (neither is a lead nor a continuation).
+_KIND_PREFIX = {"ucs1": "", "ucs2": "\u0100", "ucs4": "\U0001f600"}
+
+
 def detection_inputs(size: int) -> dict[str, bytes]:
     """Bytes for detection's counting loops: text-like mixtures, where no eight-byte word is ASCII,
     and near misses of gb18030's four-byte shape (a lead and a digit, then no second pair)."""
@@ -233,6 +248,7 @@ PER_BYTE = {
     "tag_end": 70,  # 34.0: the same
     "prescan_loop": 75,  # 37.3: failing <meta charset=...>, two calls (next_meta, tag_end) of 23 bytes
     "mojibake_scan": 65,  # 33.3: "é" + NBSP repeated, a candidate every 4 bytes, matched and rejected
+    "may_hold_a_sequence": 40,  # 19.9: a UCS-2 text of leads only, each one's follower checked alone
     "utf8_count": 50,  # 24.8: a table step a byte, every byte high (more_sequences' loop, never stopping)
     "utf8_more_sequences": 55,  # 26.1: valid sequences to the end, the lead pairs counted first
     "utf8_is_valid": 6,  # 2.7: 16 bytes a step with SSSE3
@@ -330,6 +346,9 @@ def _entries() -> list[Entry]:
               ("py_find_meta", "py_next_meta", "py_tag_end"), lambda data: (data, len(data)), prescan_inputs),
         Entry("mojibake_scan", "", NATIVE + "mojibake", "strong_sequences", ("py_strong_sequences",),
               lambda data: (data, len(data)), mojibake_inputs),
+        *(Entry("may_hold_a_sequence", kind, NATIVE + "mojibake", "may_hold_a_sequence", ("py_may_hold_a_sequence",),
+                lambda data, p=prefix: (p + data.decode("latin-1"), len(data) + len(p)), lead_inputs)
+          for kind, prefix in _KIND_PREFIX.items()),
         Entry("utf8_count", "", UTF8, "count", ("py_count",), _data, utf8_inputs),
         Entry("utf8_more_sequences", "", UTF8, "more_sequences_than_errors", ("py_more_sequences",),
               _data, utf8_inputs),

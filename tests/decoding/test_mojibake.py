@@ -157,6 +157,16 @@ def test_a_window_ending_inside_a_character_keeps_only_whole_characters(cut):
     assert looks_double_encoded(text) == utf8_looks_double_encoded(text.encode("utf-8")) == (cut == 0)
 
 
+@pytest.mark.parametrize("filler", ["中", "é", "é’", "x", "😀"])
+@pytest.mark.parametrize("shift", range(-3, 4))
+def test_the_text_is_answered_as_its_utf_8_whether_or_not_it_holds_a_lead_and_a_continuation(filler, shift):
+    """``looks_double_encoded`` answers a text without a lead character followed by a continuation (CJK, accented
+    letters before ASCII) without encoding it: the same answer as its UTF-8's, the pair near the window's end."""
+    for spoiled in ("", "Ã©", "Ã©Ã©", "â€™ Ã©", "Ã x Ã©"):
+        text = (filler * MAX_BYTES)[: MAX_BYTES // len(filler.encode()) + shift] + spoiled + "ok"
+        assert looks_double_encoded(text) == utf8_looks_double_encoded(text.encode("utf-8"))
+
+
 # -- encodings in which no text can look double-encoded ------------------------------------------
 
 LEAD_CHARACTERS = st.characters(min_codepoint=0xC2, max_codepoint=0xF4)

@@ -214,3 +214,94 @@ def test_arguments() -> None:
         compiled(data.decode(), 3)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         compiled(data)  # type: ignore[call-arg]
+
+
+# -- may_hold_a_sequence: the pair every sequence starts with, looked for on the text ---------------
+
+try:
+    from consumer.decoding._native.mojibake import may_hold_a_sequence as compiled_may_hold
+except ImportError:  # built without a C compiler
+    compiled_may_hold = None
+
+#: A first character that makes a str UCS-2 or UCS-4 (CPython's kinds), neither a lead nor a continuation.
+KINDS = {"Latin-1": "", "UCS-2": "\u0100", "UCS-4": "\U0001f600"}
+# Characters around a pair's edges: the leads' bounds (U+00C1, U+00C2, U+00F4, U+00F5), the continuations' (U+007F,
+# U+0080, U+00BF, U+00C0), windows-1252's characters above U+00FF and characters just beside them, CJK.
+EDGES = ["\u00c1", "\u00c2", "\u00f4", "\u00f5", "\x7f", "\x80", "\xbf", "\xc0", "\u0151", "\u0152", "\u2122",
+         "\u2123", "\u2019", "\u201a", "\u4e2d", "a"]  # fmt: skip
+
+
+def may_hold_both(text: str, end: int) -> bool:
+    assert compiled_may_hold is not None
+    ours = compiled_may_hold(text, end)
+    assert ours == mojibake.reference_may_hold_a_sequence(text, end), (text[:40], len(text), end)
+    return ours
+
+
+def test_the_product_runs_the_compiled_pair_search_where_it_was_built() -> None:
+    assert mojibake.may_hold_a_sequence is compiled_may_hold
+
+
+def test_every_pair_of_candidate_characters_at_every_offset_of_the_blocks() -> None:
+    """Every lead and neighbour of a lead, followed by every continuation and neighbour of one, in each kind of str,
+    at offsets 0-40 (the 16-character Latin-1 blocks and the 8- and 16-character UCS-2 ones), with *end* at the pair,
+    inside it and past it."""
+    firsts = LEADS + EDGES
+    seconds = CONTINUATIONS + EDGES
+    for prefix in KINDS.values():
+        for first in firsts:
+            for second in seconds:
+                for offset in range(0, 41, 3):
+                    text = prefix + "x" * offset + first + second + "y" * (offset % 7)
+                    at = len(prefix) + offset
+                    expected = "\u00c2" <= first <= "\u00f4" and second in CONTINUATIONS
+                    assert may_hold_both(text, len(text)) is expected, (prefix, first, second, offset)
+                    assert may_hold_both(text, at + 2) is expected
+                    assert may_hold_both(text, at + 1) is False  # the window ends between the two
+                    assert may_hold_both(text, at) is False
+
+
+def test_random_texts_of_candidate_characters() -> None:
+    rng = random.Random(35)
+    alphabet = LEADS + CONTINUATIONS + EDGES + ["x", " ", "日"]
+    for _ in range(20_000):
+        prefix = rng.choice(list(KINDS.values()))
+        text = prefix + "".join(rng.choices(alphabet, k=rng.randrange(60)))
+        may_hold_both(text, rng.randint(-2, len(text) + 2))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=200), st.integers(min_value=-5, max_value=250))
+def test_generated_texts(text: str, end: int) -> None:
+    may_hold_both(text, end)
+
+
+def test_long_texts_with_the_pair_near_the_window() -> None:
+    """CJK, Latin-1 and emoji text grown to ``MAX_BYTES`` characters with a pair just before, across and after the
+    end the product passes (``looks_double_encoded``'s window is at most that many characters)."""
+    for filler in ("中", "é", "a", "😀", "é中"):
+        for shift in range(-4, 4):
+            text = (filler * MAX_BYTES)[: MAX_BYTES + shift] + "Ã©" + filler * 20
+            for end in (MAX_BYTES - 1, MAX_BYTES, MAX_BYTES + 1, len(text)):
+                may_hold_both(text, end)
+
+
+def test_a_false_answer_means_no_sequence() -> None:
+    """Where the pair search says no, the check of the text's UTF-8 finds no sequence: the shortcut is exact."""
+    rng = random.Random(36)
+    alphabet = LEADS + CONTINUATIONS + EDGES + ["x", " "] * 20
+    for _ in range(20_000):
+        text = "".join(rng.choices(alphabet, k=rng.randrange(40)))
+        if not may_hold_both(text, len(text)):
+            assert reference_strong_sequences(text.encode(), len(text.encode())) == (0, 0), text
+
+
+def test_pair_search_arguments() -> None:
+    assert compiled_may_hold is not None
+    assert compiled_may_hold("CafÃ©", 6) is True
+    assert compiled_may_hold("CafÃ©", 100) is True
+    assert compiled_may_hold("CafÃ©", -1) is False
+    with pytest.raises(TypeError):
+        compiled_may_hold(b"Caf\xc3\xa9", 5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        compiled_may_hold("CafÃ©")  # type: ignore[call-arg]

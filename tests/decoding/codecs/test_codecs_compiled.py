@@ -192,6 +192,17 @@ UNITS = {
 }
 
 
+@needs_compiled
+@pytest.mark.parametrize("encoding", sorted(REFERENCES))
+def test_ascii_runs_of_every_length_around_a_high_byte_or_an_escape(encoding: str) -> None:
+    """An all-ASCII input is handed to CPython's ASCII decoder after a skip of eight bytes a test (a byte at a
+    time for ISO-2022-JP, whose ESC, SO and SI are ASCII): every length across the words, and inputs whose one
+    byte that is not plain ASCII (a lead, a trail, ESC, SO, SI) sits at every position of them."""
+    check(encoding, (b"x" * length for length in range(40)))
+    odd = [b"\x80", b"\xa4", b"\xff", b"\x1b", b"\x0e", b"\x0f", b"\x1b$B", b"\xa4\x40"]
+    check(encoding, (b"a" * before + byte + b"z" * after for byte in odd for before in range(20) for after in range(20)))
+
+
 def long_input(encoding: str) -> bytes:
     """150-500 KB: ASCII markup around runs of every kind of unit."""
     return (b"<p>" + UNITS[encoding] * 40 + b"</p>\n") * 400
