@@ -7,8 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import Decoded
-from consumer.decoding.resolve import UNDISPUTED_SOURCE, declarations, resolve, undisputed_utf8
-from consumer.decoding.response import content_type_facts, read_response
+from consumer.decoding.decoded import NOTHING_DECLARED
+from consumer.decoding.resolve import (
+    UNDISPUTED_SOURCE,
+    declarations,
+    first_undeclared,
+    resolve,
+    undeclared,
+    undisputed_utf8,
+)
+from consumer.decoding.response import Response, content_type_facts, read_response
 
 from resolve_samples import ANY_BODIES, ANY_CONTENT_TYPES, CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
 
@@ -121,3 +129,47 @@ def test_each_entry_of_the_fast_path_table_is_what_the_steps_decide(header, meta
         assert firsts == {(source, "UTF-8")}
     else:
         assert firsts == {None, ("meta-late", "windows-1251")}  # the body decides
+
+
+def _steps_first(response: Response) -> tuple[object, list[str]]:
+    """The first candidate of ``declarations``, then (when none noted anything) of ``undeclared``, and the notes."""
+    notes: list[str] = []
+    first = next((candidate for candidate in declarations(response, notes.append) if candidate is not None), None)
+    if first is None and not notes:
+        first = next((candidate for candidate in undeclared(response, None, notes.append) if candidate is not None), None)
+    return first, notes
+
+
+def _first_undeclared_is_the_steps_first(body: bytes) -> None:
+    response = Response(body, None, None, None, None, False, False, NOTHING_DECLARED, ())
+    notes: list[str] = []
+    candidate = first_undeclared(response, notes.append)
+    expected, expected_notes = _steps_first(response)
+    assert notes == expected_notes
+    if not notes:  # a note leaves the response to resolve, whatever the candidate
+        assert candidate == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        page("caf\u00e9").encode(),
+        page("caf\u00e9", LONG_COMMENT + meta("windows-1251")).encode(),  # a late <meta> decides
+        page("caf\u00e9", LONG_COMMENT + meta("utf-8")).encode(),
+        page("caf\u00e9", LONG_COMMENT + meta("no-such-label")).encode(),  # noted: left to resolve
+        page("caf\u00e9", LONG_COMMENT + meta("no-such-label") + meta("koi8-r")).encode(),
+        page("\u65e5\u672c\u8a9e").encode("iso2022_jp"),  # ISO-2022-JP's escapes: the detector's guess
+        page("\u65e5\u672c\u8a9e").encode("iso2022_jp") + b"\xc3\xa9",  # not 7-bit: valid UTF-8
+        page("a \x1b$B b").encode(),  # a stray escape that does not switch
+        page("caf\u00e9").encode("cp1252"),  # not UTF-8: the step proposes it all the same
+    ],
+)
+def test_the_first_undeclared_candidate_is_the_steps_first(body):
+    _first_undeclared_is_the_steps_first(body)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(body=ANY_BODIES)
+def test_the_first_undeclared_candidate_is_the_steps_first_on_any_body(body):
+    _first_undeclared_is_the_steps_first(body)
