@@ -47,7 +47,7 @@ from .hosts import host_of, tld_of
 from .late_meta import late_meta_labels
 from .mime_sniff import non_text_type
 from .overrides import Override, OverrideMode, OverrideTable, as_table
-from .prescan import may_declare_a_charset, prescan_meta
+from .prescan import PRESCAN_BYTES, find_meta, may_declare_a_charset, prescan_meta
 from .response import (
     BOMS_AND_XML_STARTS,
     ContentTypeFacts,
@@ -419,11 +419,15 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
         return None  # a label to report, another encoding declared, or a type with its own rule
     if body.startswith(BOMS_AND_XML_STARTS):
         return None
-    meta = prescan_meta(body)  # neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer
-    if meta is None and may_declare_a_charset(body):
-        return None  # perhaps a <meta> naming an unknown charset, which read_response reports
-    if meta not in _UTF8_OR_NOTHING:
-        return None  # a declaration of another encoding
+    # Without "<meta" in the prescan's window (one compiled search) no <meta> there declares anything, known or
+    # not: the prescan and its filter, each a Python call that would search the window again, are not asked.
+    meta = None
+    if find_meta(body, 0, PRESCAN_BYTES) >= 0:
+        meta = prescan_meta(body)  # neither "<?xml" nor a UTF-16 "<?x" starts the body: the prescan's answer
+        if meta is None and may_declare_a_charset(body):
+            return None  # perhaps a <meta> naming an unknown charset, which read_response reports
+        if meta not in _UTF8_OR_NOTHING:
+            return None  # a declaration of another encoding
     source = UNDISPUTED_SOURCE[header, meta]
     if source is not None:
         why = _undisputed(source, header, meta, None)
