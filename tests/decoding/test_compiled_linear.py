@@ -243,7 +243,8 @@ def cjk_inputs(decoder: str, worst: Inputs) -> Inputs:
 #: them); the bound still fails on a path that loses its fast loop (is_valid's SSSE3 check measures
 #: 2.7 a byte, the scalar loop 17) or does a second pass nobody meant.
 PER_BYTE = {
-    "find_meta": 75,  # 11.0 with SSE2 ("<m" at every other byte); 37.0 without ("<" at every byte, a memchr each)
+    "find_meta": 75,  # 10.2 with AVX2 ("<m" at every other byte); 37.0 without SSE2 ("<" at every byte, a memchr each)
+    "find_meta_sse2": 75,  # 11.0 ("<m" at every other byte)
     "next_meta": 70,  # 34.0: attributes without values, "get an attribute" on every other byte
     "tag_end": 70,  # 34.0: the same
     "prescan_loop": 75,  # 37.3: failing <meta charset=...>, two calls (next_meta, tag_end) of 23 bytes
@@ -338,6 +339,7 @@ def _likelihood_of_russian(data: bytes) -> tuple[object, ...]:
 def _entries() -> list[Entry]:
     entries = [
         Entry("find_meta", "", PRESCAN, "find_meta", ("py_find_meta",), _whole, prescan_inputs),
+        Entry("find_meta_sse2", "", PRESCAN, "find_meta_sse2", ("py_find_meta_sse2",), _whole, prescan_inputs),
         Entry("next_meta", "", PRESCAN, "next_meta", ("py_next_meta",), _whole, prescan_inputs),
         Entry("tag_end", "", PRESCAN, "tag_end", ("py_tag_end",), _whole, prescan_inputs),
         # The prescan's loop as prescan/compiled.py runs it, over a whole body (the product stops at 1024

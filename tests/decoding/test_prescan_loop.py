@@ -377,7 +377,24 @@ _META_NEAR_MISSES = st.lists(
 @given(_META_NEAR_MISSES, st.data())
 def test_find_meta_agrees_with_the_readable_search_on_long_runs(buf, data):
     start, end = _bounds(data, buf)
-    assert loop.find_meta(buf, start, end) == standard.find_meta(buf, start, end)
+    expected = standard.find_meta(buf, start, end)
+    assert loop.find_meta(buf, start, end) == expected
+    # Where the processor has AVX2 find_meta runs 32-byte blocks first: its SSE2 loop alone must agree too.
+    assert loop.find_meta_sse2(buf, start, end) == expected
+
+
+@pytest.mark.parametrize("where", range(140))
+def test_find_meta_finds_a_meta_at_every_offset_of_the_blocks_and_near_the_end(where):
+    """One "<meta" (or a near miss, then one) at each offset across the 16-, 32- and 64-byte blocks, the bounds
+    ending at it, inside it and after it: both loops, as the readable search."""
+    for filler in (b"<p>x", b"mmmm", b"<<<<", b"\xc3\xa9ab"):
+        for tag in (b"<meta", b"<MeTa", b"<met<meta", b"<mta<meta"):
+            buf = (filler * 40)[:where] + tag + filler * 3
+            for end in (where + 4, where + 5, where + len(tag), where + len(tag) + 1, len(buf)):
+                for start in (0, 1, max(0, where - 1)):
+                    expected = standard.find_meta(buf, start, end)
+                    assert loop.find_meta(buf, start, end) == expected, (filler, tag, where, start, end)
+                    assert loop.find_meta_sse2(buf, start, end) == expected, (filler, tag, where, start, end)
 
 
 @pytest.mark.parametrize(
