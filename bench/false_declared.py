@@ -1,4 +1,4 @@
-"""How often does a lying or missing declaration publish wrong text as clean?  Real text, served eight ways.
+"""How often does a lying or missing declaration publish wrong text as clean?  Real text, served nine ways.
 
 Run from the repository root (on a Debian machine with translated packages installed: the text comes from the
 gettext catalogues under /usr/share/locale, bench/real_text.py):
@@ -6,7 +6,7 @@ gettext catalogues under /usr/share/locale, bench/real_text.py):
     .venv/bin/python bench/false_declared.py [--samples 20] [--half test] [--no-browser]
 
 Each legacy encoding of bench/real_text.py's ``ENCODINGS`` gets segments of real text holding N non-ASCII
-characters (N in 4, 8, 16, 32, 64, 256, 1024), each wrapped in a small HTML page and served eight ways:
+characters (N in 4, 8, 16, 32, 64, 256, 1024), each wrapped in a small HTML page and served nine ways:
 
 - ``undeclared .com``: no declaration, on a .com URL;
 - ``undeclared ccTLD``: no declaration, on the language's country domain;
@@ -17,7 +17,9 @@ characters (N in 4, 8, 16, 32, 64, 256, 1024), each wrapped in a small HTML page
 - ``utf-8, latin-1 header``: the page in UTF-8 under a left-over ``charset=iso-8859-1`` header;
 - ``utf-8, 1252 meta``: the page in UTF-8 with only a left-over ``<meta charset="windows-1252">``;
 - ``utf-8, own old label``: the page in UTF-8 under its own legacy encoding's left-over header (a Russian site
-  moved from windows-1251 to UTF-8 and kept ``charset=windows-1251``), on its ccTLD.
+  moved from windows-1251 to UTF-8 and kept ``charset=windows-1251``), on its ccTLD;
+- ``false header, true meta``: the page declares its encoding in a ``<meta>``, and the header names the false
+  sibling (a server's default charset over the page's own).
 
 Each decode is classified as the processor routes it (``route.quarantine_reason``): right and clean (the text is
 the page's exactly), wrong and clean (the worst outcome), or quarantined.  Beside it, what a browser shows: the
@@ -54,6 +56,7 @@ SCENARIOS = (
     "utf-8, latin-1 header",
     "utf-8, 1252 meta",
     "utf-8, own old label",
+    "false header, true meta",
 )
 RIGHT, WRONG, QUARANTINED = "right-clean", "wrong-clean", "quarantined"
 
@@ -65,9 +68,10 @@ def page(text: str, head: str = "") -> str:
 def served(encoding: str, text: str, tld: str) -> list[tuple[str, bytes, str | None, str, str | None]]:
     """(scenario, body, Content-Type, URL, the label a browser decodes with or None for detection) per scenario."""
     legacy = real_text.encodable(page(text), encoding)
-    assert legacy is not None
     utf8 = page(text).encode("utf-8")
     meta = page(text, '<meta charset="windows-1252">').encode("utf-8")
+    own_meta = real_text.encodable(page(text, f'<meta charset="{encoding}">'), encoding)
+    assert legacy is not None and own_meta is not None
     sibling = real_text.FALSE_SIBLING[encoding]
     return [
         ("undeclared .com", legacy, "text/html", "https://www.example.com/", None),
@@ -78,6 +82,7 @@ def served(encoding: str, text: str, tld: str) -> list[tuple[str, bytes, str | N
         ("utf-8, latin-1 header", utf8, "text/html; charset=iso-8859-1", "https://www.example.com/", "windows-1252"),
         ("utf-8, 1252 meta", meta, "text/html", "https://www.example.com/", "windows-1252"),
         ("utf-8, own old label", utf8, f"text/html; charset={encoding}", f"https://www.example.{tld}/", encoding),
+        ("false header, true meta", own_meta, f"text/html; charset={sibling}", "https://www.example.com/", sibling),
     ]
 
 
@@ -126,6 +131,8 @@ def main() -> None:
                 for scenario, body, content_type, url, label in served(encoding, text, tld):
                     if scenario == "utf-8, 1252 meta":
                         expected_here = page(text, '<meta charset="windows-1252">')
+                    elif scenario == "false header, true meta":
+                        expected_here = page(text, f'<meta charset="{encoding}">')
                     else:
                         expected_here = expected
                     result, got = outcome(body, content_type, url, expected_here)

@@ -333,6 +333,10 @@ def _unless_contradicted(decoded: Decoded, trial: _Trial) -> Decoded:
     doubt = contradiction.doubted(payload, declared, tld_of(host_of(trial.response.url)))
     if doubt is None:
         return decoded
+    if source == "http-header" and decoded.declared["meta"] == doubt.favoured:
+        # The page's own <meta> names what its text reads as: two witnesses against a server's default.
+        trial.note(f"{doubt.sentence(source, declared)}, as the <meta> declares: read as the <meta>'s")
+        return trial.attempt(Candidate("meta-prescan", doubt.favoured)) or decoded
     return decoded._replace(doubted=doubt.favoured, conflicts=(*decoded.conflicts, doubt.sentence(source, declared)))
 
 

@@ -227,6 +227,40 @@ def test_a_false_label_that_decodes_cleanly_is_doubted_and_quarantined(text, tru
     assert any("doubted" in conflict and true in conflict for conflict in decoded.conflicts)
 
 
+# A server's default charset over a page that declares its own: when the text reads as what the <meta> declares,
+# two witnesses agree against the header, and the <meta>'s reading is published.
+@pytest.mark.parametrize(
+    ("text", "true", "codec", "false_label"),
+    [
+        (KOREAN, "EUC-KR", "cp949", "windows-1252"),
+        (RUSSIAN, "windows-1251", "cp1251", "iso-8859-1"),
+        (CHINESE_TW, "Big5", "big5", "gbk"),
+        (POLISH, "ISO-8859-2", "iso8859_2", "windows-1250"),
+    ],
+)
+def test_a_header_doubted_for_what_the_pages_meta_declares_gives_the_metas_reading(text, true, codec, false_label):
+    html = page(text, meta(true))
+    decoded = decode(html.encode(codec), f"text/html; charset={false_label}", "https://www.example.com/")
+    assert decoded.text == html and (decoded.encoding, decoded.source) == (true, "meta-prescan")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.declared["meta"] == true
+    assert any("doubted" in conflict and "as the <meta> declares" in conflict for conflict in decoded.conflicts)
+
+
+def test_a_header_doubted_for_an_encoding_the_meta_does_not_name_is_quarantined():
+    html = page(RUSSIAN, meta("koi8-r"))  # the <meta> is false too: the text reads as windows-1251
+    decoded = decode(html.encode("cp1251"), "text/html; charset=iso-8859-1", "https://www.example.com/")
+    assert decoded.source == "http-header" and decoded.doubted == "windows-1251"
+    assert quarantine_reason(decoded) == DECLARATION_DOUBTED
+
+
+def test_a_true_header_over_a_false_meta_is_kept():
+    html = page(RUSSIAN, meta("iso-8859-1"))
+    decoded = decode(html.encode("cp1251"), "text/html; charset=windows-1251", "https://www.example.com/")
+    assert decoded.text == html and (decoded.encoding, decoded.source) == ("windows-1251", "http-header")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+
+
 # Catalan, written for these tests: no language of windows-1252 but Catalan has "à", "è", "ò", "í", "ó" and "ú"
 # together, and before the model had Catalan, Slovak read its windows-1250 mojibake better than any of them read
 # the truth (a true label doubted, a false windows-1250 label passed).
