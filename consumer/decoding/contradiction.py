@@ -49,6 +49,12 @@ _NOT_LEGACY = _NOT_ASCII_COMPATIBLE | {"UTF-8"}
 #: A declaration is doubted only on at least this many non-ASCII bytes in the detector's window.  Fewer bytes
 #: leave the unigram model's margins within what a true label of a language the model lacks can lose by.
 DOUBT_EVIDENCE = 16
+#: ... or this many, when the page's own ``<meta>`` names another encoding than its header (resolve.py): below
+#: ``DOUBT_EVIDENCE`` the text then only chooses between two declarations.  On bench/false_declared.py's ``tune``
+#: half ("false header, true meta", and the reverse, a true header and a false ``<meta>``: 2,300 pages a row), 8
+#: gave the ``<meta>``'s reading to 82% of the pages at N=8 and 16% at N=4 that the header's published wrong, and no
+#: true header lost; 4 gave 70% at N=4, and one true header of 2,300 lost to its false ``<meta>``.
+WITNESSED_EVIDENCE = 8
 #: ... and only when the declared reading's likelihood is below the best one's by at least this many nats per
 #: character the two read differently.  Mojibake of a sibling label loses by 1.5 to 8 nats at each character it
 #: changes (KOI8-R read as windows-1251, all capitals, the least); a true label trails by more than 1 only
@@ -103,6 +109,8 @@ class Doubt(NamedTuple):
     nats: float
     #: The characters the favoured and the declared readings differ at, in the detector's window.
     apart: int
+    #: The non-ASCII bytes of the window: fewer than ``DOUBT_EVIDENCE`` only choose between a header and a ``<meta>``.
+    non_ascii: int
 
     def sentence(self, source: str, declared: str) -> str:
         """The ``conflicts`` entry: what was declared, and what the text says instead."""
@@ -214,7 +222,7 @@ def iso_2022_jp_under_label(payload: bytes, declared: str) -> bool:
     return text is not None and not text.isascii()
 
 
-def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
+def doubted(payload: bytes, declared: str, tld: str | None, evidence: int = DOUBT_EVIDENCE) -> Doubt | None:
     """A ``Doubt`` when *payload*'s reading under the legacy *declared* is far less likely than another's; else None.
 
     Asks the detection model for every candidate's likelihood over its window (``detection.scores``) and
@@ -230,7 +238,7 @@ def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
     # all is settled early.
     margin = 0.0 if declared in _PAIRED else DOUBT_NATS
     scored = detection.scores(payload, tld, **doubt_scope(declared), lead_over=(declared, margin, CASE_NATS))
-    if scored is None or scored.non_ascii < DOUBT_EVIDENCE:
+    if scored is None or scored.non_ascii < evidence:
         return None
     declared_likelihood = scored.likelihood(declared)
     if declared_likelihood is None:
@@ -241,7 +249,7 @@ def doubted(payload: bytes, declared: str, tld: str | None) -> Doubt | None:
     apart = scored.differing(favoured, declared)
     if apart == 0 or nats < DOUBT_NATS or nats < DOUBT_NATS_PER_CHARACTER * apart:
         return None
-    return Doubt(favoured, nats, apart)
+    return Doubt(favoured, nats, apart, scored.non_ascii)
 
 
 def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihood: float) -> tuple[str, float]:

@@ -330,11 +330,19 @@ def _unless_contradicted(decoded: Decoded, trial: _Trial) -> Decoded:
     if contradiction.iso_2022_jp_under_label(payload, declared):
         trial.note(f"{source} {declared} would show ISO-2022-JP's escape sequences as text: read as ISO-2022-JP")
         return trial.attempt(_ISO_2022_JP_ESCAPES) or decoded
-    doubt = contradiction.doubted(payload, declared, tld_of(host_of(trial.response.url)))
+    meta = decoded.declared["meta"]
+    witnessed = source == "http-header" and meta not in (None, declared)
+    evidence = contradiction.WITNESSED_EVIDENCE if witnessed else contradiction.DOUBT_EVIDENCE
+    doubt = contradiction.doubted(payload, declared, tld_of(host_of(trial.response.url)), evidence)
     if doubt is None:
         return decoded
-    if source == "http-header" and decoded.declared["meta"] == doubt.favoured:
-        # The page's own <meta> names what its text reads as: two witnesses against a server's default.
+    if doubt.non_ascii < contradiction.DOUBT_EVIDENCE:
+        # Too little text to doubt a declaration on its own, and the browser's reading would be published: enough to
+        # choose between two, when the page's own <meta> names what its text reads as, against a server's default.
+        # On more text the doubt quarantines, whatever the <meta> says: a true header the model doubts must not be
+        # published as a false <meta> that names the model's favourite.
+        if doubt.favoured != meta:
+            return decoded
         trial.note(f"{doubt.sentence(source, declared)}, as the <meta> declares: read as the <meta>'s")
         return trial.attempt(Candidate("meta-prescan", doubt.favoured)) or decoded
     return decoded._replace(doubted=doubt.favoured, conflicts=(*decoded.conflicts, doubt.sentence(source, declared)))
