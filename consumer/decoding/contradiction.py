@@ -134,11 +134,10 @@ def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
     if declared in _NOT_LEGACY or payload.isascii() or not utf8_codec.is_valid(payload):
         return False
     signature = legacy_reading_looks_double_encoded(payload)
-    sequences = _multi_byte_sequences(payload)
-    if not signature and sequences < UTF8_SEQUENCES:
+    if not signature and _multi_byte_sequences(payload) < UTF8_SEQUENCES:
         return False
     if signature and declared in SINGLE_BYTE:
-        return sequences >= UTF8_SEQUENCES or not _reads_as_plain_text(payload, declared)
+        return _multi_byte_sequences(payload) >= UTF8_SEQUENCES or not _reads_as_plain_text(payload, declared)
     # Without the signature; or under a double-byte label, where even the signature may be chance.
     return _reads_as_one_script(payload)
 

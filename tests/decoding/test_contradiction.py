@@ -207,17 +207,18 @@ CHINESE_TW = "臺灣位於東亞，是一個島嶼。這裡的人們說國語和
 POLISH = "Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg: polskie litery są piękne, ale trudne."
 
 
-@pytest.mark.parametrize(
-    ("text", "true", "codec", "false_label"),
-    [
+#: (text, its true encoding, the Python codec that writes it, a false label that reads it cleanly).
+FALSE_LABELS = [
         (KOREAN, "EUC-KR", "cp949", "windows-1252"),
         (RUSSIAN, "windows-1251", "cp1251", "iso-8859-1"),
         (CHINESE_TW, "Big5", "big5", "gbk"),
         (RUSSIAN, "KOI8-R", "koi8_r", "windows-1251"),
         (POLISH, "windows-1250", "cp1250", "iso-8859-2"),
         (POLISH, "ISO-8859-2", "iso8859_2", "windows-1250"),
-    ],
-)
+]
+
+
+@pytest.mark.parametrize(("text", "true", "codec", "false_label"), FALSE_LABELS)
 def test_a_false_label_that_decodes_cleanly_is_doubted_and_quarantined(text, true, codec, false_label):
     body = page(text).encode(codec)
     decoded = decode(body, f"text/html; charset={false_label}", "https://www.example.com/")
@@ -230,15 +231,7 @@ def test_a_false_label_that_decodes_cleanly_is_doubted_and_quarantined(text, tru
 # A server's default charset over a page that declares its own, on enough text to doubt the header alone: doubted
 # and quarantined as any false label, the <meta>'s encoding named (a true header the model doubted must not be
 # published as a false <meta> naming the model's favourite).
-@pytest.mark.parametrize(
-    ("text", "true", "codec", "false_label"),
-    [
-        (KOREAN, "EUC-KR", "cp949", "windows-1252"),
-        (RUSSIAN, "windows-1251", "cp1251", "iso-8859-1"),
-        (CHINESE_TW, "Big5", "big5", "gbk"),
-        (POLISH, "ISO-8859-2", "iso8859_2", "windows-1250"),
-    ],
-)
+@pytest.mark.parametrize(("text", "true", "codec", "false_label"), FALSE_LABELS)
 def test_a_long_page_whose_meta_the_text_confirms_is_still_quarantined(text, true, codec, false_label):
     decoded = decode(page(text, meta(true)).encode(codec), f"text/html; charset={false_label}", "https://www.example.com/")
     assert decoded.source == "http-header" and decoded.doubted == true
