@@ -33,7 +33,6 @@ response whole but takes its answer from the same steps (tested equal to
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -41,7 +40,7 @@ from . import contradiction
 from .attempt import Provenance, as_final, strictly, utf8, with_replacements
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
-from .decoded import NOTHING_DECLARED, Decoded, Source, binary_decoded
+from .decoded import Decoded, Source, binary_decoded
 from .detection import DEFAULT_ENCODING, detect, non_ascii_bytes
 from .hosts import host_of, tld_of
 from .late_meta import late_meta_labels
@@ -440,29 +439,36 @@ def undisputed_utf8(body: bytes, content_type: ContentTypeFacts, lazy_text: bool
             return None  # perhaps a <meta> naming an unknown charset, which read_response reports
         if meta not in _UTF8_OR_NOTHING:
             return None  # a declaration of another encoding
-    source = UNDISPUTED_SOURCE[header, meta]
-    if source is not None:
-        why = _undisputed(source, header, meta, None)
-    else:  # nothing declared: the first candidate depends on the body, and the steps that read it decide
-        if not _starts_as_utf8(body):
-            return None  # answered here only as valid UTF-8: not worth a scan for a late <meta>
-        noted: list[str] = []  # a step that notes something leaves the answer to resolve, with its conflicts
-        response = Response(body, None, None, None, None, False, False, NOTHING_DECLARED, ())
-        candidate = first_undeclared(response, noted.append)
-        if noted or candidate.encoding != "UTF-8":
-            return None
-        why = _undisputed(candidate.source, header, meta, candidate.confidence)
-    # A declaration of UTF-8 over a 7-bit body with an ESC byte may be over ISO-2022-JP: resolve weighs it
-    # (the valid-UTF-8 step has looked for ISO-2022-JP's escapes already).
-    return utf8(body, why, lazy_text, refuse_escapes=why.source != "utf-8-valid")
+    why = _UNDISPUTED_WHY.get((header, meta))
+    if why is None:  # nothing declared: the steps that read the body decide
+        return _undeclared_utf8(body, lazy_text)
+    # A declaration of UTF-8 over a 7-bit body with an ESC byte may be over ISO-2022-JP: resolve weighs it.
+    return utf8(body, why, lazy_text, refuse_escapes=True)
 
 
-@functools.cache
-def _undisputed(source: Source, header: str | None, meta: str | None, confidence: float | None) -> Provenance:
-    """The ``Provenance`` of an undisputed UTF-8 decode: nothing in conflicts.  Made once per
-    combination (each of header and meta is UTF-8 or nothing), as every page of a crawl asks it."""
+def _undeclared_utf8(body: bytes, lazy_text: bool) -> Decoded | None:
+    """``undisputed_utf8`` for a *body* whose first 1024 bytes declare nothing: the answer of the steps that read
+    the body, when it is valid UTF-8 and nothing is noted; else None.
+
+    Those steps are a late ``<meta>`` (``_late_meta``), ISO-2022-JP's escapes, then valid UTF-8.  Here the UTF-8
+    decode comes first: it is the one pass over the whole body that must be made anyway, it stops at a legacy
+    page's first malformed byte, and the late ``<meta>`` scan after it reads the body from the cache.  It refuses
+    a 7-bit body with an ESC byte, the only kind whose escapes the second step reads (resolve weighs it), and the
+    decode is the answer unless a late ``<meta>`` names a label, known or not.
+    """
+    decoded = utf8(body, _VALID_UTF8_WHY, lazy_text, refuse_escapes=True)
+    if decoded is None:
+        return None
+    late, unknown_label = late_meta_labels(body)  # _late_meta's scan: an unknown label is noted, left to resolve
+    if unknown_label is not None or late not in _UTF8_OR_NOTHING:
+        return None
+    return decoded if late is None else decoded._replace(source="meta-late")
+
+
+def _undisputed(source: Source, header: str | None, meta: str | None) -> Provenance:
+    """The ``Provenance`` of an undisputed UTF-8 decode: nothing in conflicts, nothing guessed."""
     declared, _ = declared_by(None, header, meta, None)
-    return Provenance(source, declared, (), confidence)
+    return Provenance(source, declared, (), None)
 
 
 _UTF8_OR_NOTHING = (None, "UTF-8")
@@ -479,37 +485,10 @@ UNDISPUTED_SOURCE: dict[tuple[str | None, str | None], Source | None] = {
     (None, "UTF-8"): "meta-prescan",
     (None, None): None,
 }
-#: Bytes of an undeclared body checked for UTF-8 before its steps run: a legacy page fails within them.
-_UTF8_PREFIX = 4096
-
-
-def _starts_as_utf8(body: bytes) -> bool:
-    """Whether *body*'s first ``_UTF8_PREFIX`` bytes are UTF-8, but for a character cut at their end.
-
-    A necessary condition of the whole body's validity, read in C: the prefix ends before a
-    continuation byte's lead (at most three bytes back), so valid UTF-8 is never cut.
-    """
-    end = min(len(body), _UTF8_PREFIX)
-    start = end - 3
-    while end > start and end < len(body) and body[end] & 0xC0 == 0x80:
-        end -= 1
-    return utf8_codec.is_valid(body[:end])
-
-
-def first_undeclared(response: Response, note: Note) -> Candidate:
-    """The first candidate of ``declarations``, then ``undeclared``, for a *response* that declares nothing (no
-    BOM, header or prescan answer), served without override as neither JSON nor XML.  The late ``<meta>`` step may
-    note an unknown label: the fast path then leaves the response to ``resolve``.
-
-    Only the steps that read the body can propose one there: a late ``<meta>``, then ISO-2022-JP's escapes, then
-    valid UTF-8; the others look at what is known to be absent.  Called directly, not through the two generators:
-    a third of a crawl's pages declare nothing, and the generators' nine steps cost ~1.4 us a page, as much as the
-    late ``<meta>`` scan.  tests/decoding/test_undisputed.py holds it equal to the steps' first candidate.
-    """
-    candidate = _late_meta(response, note)
-    if candidate is not None:
-        return candidate
-    return _iso_2022_jp_escapes(response, None) or _valid_utf8(response)
+#: Each entry's ``Provenance``, made once, as every page of a crawl asks it.
+_UNDISPUTED_WHY = {key: _undisputed(source, *key) for key, source in UNDISPUTED_SOURCE.items() if source is not None}
+#: ... and that of a body that declares nothing, read as valid UTF-8 (``_undeclared_utf8``).
+_VALID_UTF8_WHY = _undisputed("utf-8-valid", None, None)
 
 
 # -- helpers -------------------------------------------------------------------------------

@@ -7,16 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consumer.decoding import Decoded
-from consumer.decoding.decoded import NOTHING_DECLARED
 from consumer.decoding.resolve import (
     UNDISPUTED_SOURCE,
     declarations,
-    first_undeclared,
     resolve,
-    undeclared,
     undisputed_utf8,
 )
-from consumer.decoding.response import Response, content_type_facts, read_response
+from consumer.decoding.response import content_type_facts, read_response
 
 from resolve_samples import ANY_BODIES, ANY_CONTENT_TYPES, CONTENT_TYPES, HTML, LONG_COMMENT, UTF8_PAGES, meta, page
 
@@ -79,16 +76,15 @@ def test_the_shortcut_leaves_everything_else_to_the_resolution(body, content_typ
 
 
 @pytest.mark.parametrize("offset", range(-4, 5))
-def test_a_character_across_the_checked_prefix_end_is_still_utf8(offset):
-    # The shortcut checks an undeclared body's first 4096 bytes before its steps: a character those
-    # bytes cut is no error, wherever it falls.
+def test_a_character_across_a_kib_end_is_still_utf8(offset):
+    # The compiled check answers a malformed body once a KiB (lazy_text): a character cut there is no error.
     head = b"<!doctype html><p>" + b"a" * (4096 - 18 + offset)
     body = head + "😀€ü and more".encode() * 3
     decoded = _agrees_with_the_resolution(body, HTML)
     assert decoded is not None and decoded.source == "utf-8-valid"
 
 
-def test_a_legacy_page_invalid_past_the_checked_prefix_is_left_to_the_resolution():
+def test_a_legacy_page_invalid_only_past_its_first_kib_is_left_to_the_resolution():
     body = b"<!doctype html><p>" + b"a" * 5000 + "Привет".encode("cp1251")
     assert undisputed_utf8(body, content_type_facts(HTML)) is None
     assert resolve(read_response(body, content_type_facts(HTML), None, None)).encoding != "UTF-8"
@@ -130,46 +126,23 @@ def test_each_entry_of_the_fast_path_table_is_what_the_steps_decide(header, meta
     else:
         assert firsts == {None, ("meta-late", "windows-1251")}  # the body decides
 
-
-def _steps_first(response: Response) -> tuple[object, list[str]]:
-    """The first candidate of ``declarations``, then (when none noted anything) of ``undeclared``, and the notes."""
-    notes: list[str] = []
-    first = next((candidate for candidate in declarations(response, notes.append) if candidate is not None), None)
-    if first is None and not notes:
-        first = next((candidate for candidate in undeclared(response, None, notes.append) if candidate is not None), None)
-    return first, notes
-
-
-def _first_undeclared_is_the_steps_first(body: bytes) -> None:
-    response = Response(body, None, None, None, None, False, False, NOTHING_DECLARED, ())
-    notes: list[str] = []
-    candidate = first_undeclared(response, notes.append)
-    expected, expected_notes = _steps_first(response)
-    assert notes == expected_notes
-    if not notes:  # a note leaves the response to resolve, whatever the candidate
-        assert candidate == expected
-
-
 @pytest.mark.parametrize(
-    "body",
+    ("body", "source"),
     [
-        b"",
-        page("caf\u00e9").encode(),
-        page("caf\u00e9", LONG_COMMENT + meta("windows-1251")).encode(),  # a late <meta> decides
-        page("caf\u00e9", LONG_COMMENT + meta("utf-8")).encode(),
-        page("caf\u00e9", LONG_COMMENT + meta("no-such-label")).encode(),  # noted: left to resolve
-        page("caf\u00e9", LONG_COMMENT + meta("no-such-label") + meta("koi8-r")).encode(),
-        page("\u65e5\u672c\u8a9e").encode("iso2022_jp"),  # ISO-2022-JP's escapes: the detector's guess
-        page("\u65e5\u672c\u8a9e").encode("iso2022_jp") + b"\xc3\xa9",  # not 7-bit: valid UTF-8
-        page("a \x1b$B b").encode(),  # a stray escape that does not switch
-        page("caf\u00e9").encode("cp1252"),  # not UTF-8: the step proposes it all the same
+        (b"", "utf-8-valid"),
+        (page("caf\u00e9").encode(), "utf-8-valid"),
+        (page("caf\u00e9", LONG_COMMENT + meta("utf-8")).encode(), "meta-late"),
+        (page("caf\u00e9", LONG_COMMENT + meta("windows-1251")).encode(), None),  # a late <meta> decides
+        (page("caf\u00e9", LONG_COMMENT + meta("no-such-label")).encode(), None),  # noted: left to resolve
+        (page("caf\u00e9", LONG_COMMENT + meta("no-such-label") + meta("koi8-r")).encode(), None),
+        (page("\u65e5\u672c\u8a9e").encode("iso2022_jp"), None),  # ISO-2022-JP's escapes: the detector's guess
+        (page("\u65e5\u672c\u8a9e").encode("iso2022_jp") + b"\xc3\xa9", "utf-8-valid"),  # not 7-bit: valid UTF-8
+        (page("a \x1b$B b").encode(), None),  # 7-bit with an ESC byte: the escapes' step is resolve's to ask
+        (page("caf\u00e9").encode("cp1252"), None),  # not UTF-8
     ],
 )
-def test_the_first_undeclared_candidate_is_the_steps_first(body):
-    _first_undeclared_is_the_steps_first(body)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(body=ANY_BODIES)
-def test_the_first_undeclared_candidate_is_the_steps_first_on_any_body(body):
-    _first_undeclared_is_the_steps_first(body)
+def test_an_undeclared_body_is_answered_by_the_steps_that_read_it(body, source):
+    """The shortcut decodes before it scans for a late <meta>, but a late <meta>, known or not, and escapes decide."""
+    for content_type in (None, HTML):
+        decoded = _agrees_with_the_resolution(body, content_type)
+        assert (decoded and decoded.source) == source

@@ -68,6 +68,20 @@ def test_every_short_sequence_around_a_step_edge(before):
     assert wrong == []
 
 
+@needs_compiled
+@pytest.mark.parametrize("before", [b"a" * n for n in (1019, 1020, 1021, 1022, 1023)], ids=lambda b: f"after-{len(b)}-bytes")
+def test_every_short_sequence_across_the_early_answer_at_a_kib(before):
+    """The SIMD check answers a malformed body once a KiB, from the errors found so far: a sequence that the KiB's
+    end cuts is no error yet, whichever way it ends."""
+    wrong = [
+        data
+        for sequence in _SEQUENCES
+        for data in [before + sequence + b"z" * 20]
+        if compiled.is_valid(data) is not _decodes(data)
+    ]
+    assert wrong == []
+
+
 # Text with every UTF-8 length, then perhaps a byte changed, inserted or cut off.
 _TEXT = st.text(st.sampled_from("aZ<>\x00\x7f\x80é߿ࠀ€日\ud7ff\ue000\uffff𐀀😀\U0010ffff"), max_size=80)
 
