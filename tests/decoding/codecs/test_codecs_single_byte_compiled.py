@@ -54,11 +54,25 @@ def test_all_256_bytes_at_once(encoding: str) -> None:
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_long_inputs_release_the_gil_and_stay_equal(encoding: str) -> None:
-    # Above 64 KiB the GIL is released; non-ASCII at every offset mod 8 crosses the ASCII words.
+    # Above 64 KiB the GIL is released; non-ASCII at every offset mod 16 crosses the ASCII blocks.
     ascii_run = b"<p>plain ascii text</p>\n" * 4000
-    for offset in range(9):
+    for offset in range(17):
         data = ascii_run[:offset] + bytes(range(0x80, 0x100)) + ascii_run
         assert_agree(encoding, data)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_high_bytes_at_every_place_of_a_block(encoding: str) -> None:
+    # The decoder reads 16 bytes a step: an ASCII block is copied (or widened) as it is; a Latin-1 text's blocks
+    # are copied and their high bytes looked up, one by one; other blocks are looked up byte by byte.
+    for byte in (0x80, 0xA0, 0xC0, 0xE9, 0xFF):
+        for at in range(40):
+            data = bytearray(b"x" * 40)
+            data[at] = byte
+            assert_agree(encoding, bytes(data))
+            data[(at * 7 + 3) % 40] = 0xE4
+            data[(at * 11 + 5) % 40] = 0xD5
+            assert_agree(encoding, bytes(data))
 
 
 @settings(max_examples=300)
