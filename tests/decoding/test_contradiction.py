@@ -486,6 +486,31 @@ def test_a_true_label_on_a_page_that_draws_boxes_is_never_doubted(codec, label):
     assert decoded.text == body.decode(codec)
 
 
+# x-mac-cyrillic's capitals are windows-1251's signs, its small letters the same bytes: "Иран" read as windows-1251 is
+# "€ран", a euro sign before a word, which text never has.
+EURO_GLUED = "Иран Изместване на фокус индонезийска — арабска, пегон, фонетична филипинска"
+#: True pages with euro signs: before and after numbers, between spaces.
+EUROS = "Цена: €100 или 95 € на брой; доставка — 5 €, общо € 105. Евро е валута."
+
+
+def test_an_x_mac_cyrillic_page_under_a_windows_1251_label_is_doubted_on_a_euro_before_a_word():
+    body = page(EURO_GLUED).encode("mac_cyrillic")
+    assert sum(a != b for a, b in zip(body.decode("mac_cyrillic"), body.decode("cp1251"), strict=True)) == 3
+    decoded = decode(body, "text/html; charset=windows-1251", "https://www.example.bg/")
+    assert decoded.doubted == "x-mac-cyrillic" and quarantine_reason(decoded) == DECLARATION_DOUBTED
+    decoded = decode(body, "text/html; charset=x-mac-cyrillic", "https://www.example.bg/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+
+
+@pytest.mark.parametrize(("codec", "label"), [("cp1251", "windows-1251"), ("cp1252", "windows-1252")])
+def test_a_true_label_on_a_page_with_euro_signs_is_never_doubted(codec, label):
+    text = EUROS if codec == "cp1251" else "Prix : €100 ou 95 € la pièce ; livraison 5 €, total € 105. L’euro."
+    body = page(text).encode(codec)
+    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.text == body.decode(codec)
+
+
 # True pages in capitals: their rivals' readings are small letters, which the capital count must not favour.
 CAPITALS = [
     ("ВНИМАНИЕ! ПРОВЕРКА СИСТЕМЫ ЗАВЕРШЕНА. ВСЕ ДАННЫЕ СОХРАНЕНЫ.", "cp1251", "windows-1251"),
