@@ -106,6 +106,42 @@ def test_short_snippets_are_detected() -> None:
     assert detect(quoted).encoding == "windows-1252"
 
 
+#: English typography glues the em dash to words; a byte 0x97 before an ASCII letter is also a Shift_JIS character
+#: ("late\x97very" is "late要ery"), and Firefox's chardetng reads each of these as windows-1252.
+EM_DASHES = [
+    "It was late—very late—when the train left—and nobody noticed. ",
+    "Well—yes. ",
+    "The deal—worth a lot—was signed. He said—no. Then—nothing. " * 3,
+    "He said “yes”—and left. ",
+    "It was late—very late—when the train left the station—and nobody noticed the café’s sign. " * 6,
+]
+
+
+@pytest.mark.parametrize("text", EM_DASHES)
+def test_em_dashes_glued_to_words_read_as_the_western_text(text: str) -> None:
+    body = encode(f"<p>{text}</p>", "windows-1252")
+    assert body is not None
+    assert decode(body, detect(body, "com").encoding) == f"<p>{text}</p>"
+
+
+#: CJK text with Latin words glued to it, as technical pages write them: a letter after a character costs a reading
+#: little next to its own characters' evidence.
+LATIN_IN_CJK = [
+    ("Shift_JIS", "Windowsの設定画面でPCを再起動してください。GitHubでPRを作成し、CIのテストを確認します。"),
+    ("EUC-JP", "Windowsの設定画面でPCを再起動してください。GitHubでPRを作成し、CIのテストを確認します。"),
+    ("GBK", "请在Windows设置中重启PC。在GitHub上创建PR，然后检查CI测试。"),
+    ("Big5", "請在Windows設定中重新啟動PC。在GitHub上建立PR，然後檢查CI測試。"),
+    ("EUC-KR", "Windows설정에서PC를 다시 시작하세요. GitHub에서PR을 만들고CI테스트를 확인합니다."),
+]
+
+
+@pytest.mark.parametrize(("encoding", "text"), LATIN_IN_CJK, ids=[encoding for encoding, _ in LATIN_IN_CJK])
+def test_cjk_text_with_latin_words_glued_to_it_is_still_detected(encoding: str, text: str) -> None:
+    body = encode(f"<p>{text}</p>", encoding)
+    assert body is not None
+    assert decode(body, detect(body).encoding) == f"<p>{text}</p>"
+
+
 @pytest.mark.parametrize("encoding", ["ISO-8859-7", "windows-1253"])
 def test_a_difference_after_the_scored_window_still_counts(encoding: str) -> None:
     # The two decode this Greek alike except for Ά, which occurs only ~20 KB in.
