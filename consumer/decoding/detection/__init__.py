@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from array import array
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -724,7 +723,7 @@ def _decodes(data: bytes, encoding: str) -> str | None:
 def _multi_byte_likelihood(text: str, encoding: str) -> float:
     """The likelihood of *text*, a multi-byte candidate's reading, under *encoding*'s best language, less
     ``LATIN_AFTER_CJK`` for each of its non-ASCII characters that an ASCII letter follows."""
-    glued = len(_LATIN_AFTER_NON_ASCII.findall(text))
+    glued = loops.latin_after_non_ascii(text)
     return max(_text_likelihood(text, language) for language in LANGUAGES[encoding]) + LATIN_AFTER_CJK * glued
 
 
@@ -735,7 +734,6 @@ def _multi_byte_likelihood(text: str, encoding: str) -> float:
 #: squeezed window too (``_likelihoods``): its ASCII runs keep their first two bytes, so what follows a character
 #: is kept.
 LATIN_AFTER_CJK = math.log(0.01)
-_LATIN_AFTER_NON_ASCII = re.compile("[^\x00-\x7f][A-Za-z]")
 
 
 def _text_likelihood(text: str, language: str) -> float:

@@ -44,6 +44,7 @@ if COMPILED:
         high_byte_counts,
         high_bytes,
         high_runs,
+        latin_after_non_ascii,
         mixed_pairs,
         non_ascii_capitals,
         pair_sum,
@@ -73,6 +74,10 @@ else:  # installed without a C compiler
         """``reference_high_runs``."""
         return reference_high_runs(data)
 
+    def latin_after_non_ascii(text: str, /) -> int:
+        """``reference_latin_after_non_ascii``."""
+        return reference_latin_after_non_ascii(text)
+
 
 #: The capital letters (``str.isupper``) of U+0080-U+2FFF: those of the scripts that have case.
 NON_ASCII_CAPITAL = re.compile("[" + "".join(chr(code) for code in range(0x80, 0x3000) if chr(code).isupper()) + "]")
@@ -82,6 +87,15 @@ def reference_non_ascii_capitals(text: str) -> int:
     """How many characters of *text* are capital letters of U+0080-U+2FFF (``NON_ASCII_CAPITAL``): the compiled
     ``non_ascii_capitals``' reference (a regular expression, ~5 ns a character of a CJK text)."""
     return len(NON_ASCII_CAPITAL.findall(text))
+
+
+_LATIN_AFTER_NON_ASCII = re.compile("(?<=[^\\x00-\\x7f])[A-Za-z]")
+
+
+def reference_latin_after_non_ascii(text: str) -> int:
+    """How many characters >= U+0080 of *text* an ASCII letter follows: the compiled ``latin_after_non_ascii``'
+    reference (a regular expression, ~30 ns a character of a CJK text)."""
+    return len(_LATIN_AFTER_NON_ASCII.findall(text))
 
 
 _HIGH_RUN = re.compile(rb"[\x80-\xff]+")
@@ -103,10 +117,12 @@ __all__ = [
     "high_byte_counts",
     "high_bytes",
     "high_runs",
+    "latin_after_non_ascii",
     "mixed_pairs",
     "non_ascii_capitals",
     "pair_sum",
     "reference_high_runs",
+    "reference_latin_after_non_ascii",
     "reference_non_ascii_capitals",
     "softmax_weights",
     "squeeze",

@@ -446,3 +446,25 @@ def test_detect_answers_alike_on_either_path(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(loops, "best_dot_products", reference.reference_best_dot_products)
     monkeypatch.setattr(loops, "softmax_weights", reference.reference_softmax_weights)
     assert answers(bodies) == compiled_answers
+
+
+# -- the letters after a character beyond ASCII ------------------------------------------------------------
+
+
+def test_latin_after_non_ascii_of_every_pair_of_edges() -> None:
+    """Each str kind, a letter and its neighbours in ASCII, and characters at the edges of each kind."""
+    edges = ["a", "z", "A", "Z", "@", "[", "`", "{", "0", " ", "\x7f", "\x80", "é", "ÿ", "Ā", "日", "\uffff", "\U0001f600"]
+    for first in edges:
+        for second in edges:
+            for text in (first + second, "x" + first + second + "y", "日" + first + second, "\U0001f600" + first + second):
+                assert compiled.latin_after_non_ascii(text) == loops.reference_latin_after_non_ascii(text), text
+    assert compiled.latin_after_non_ascii("said 土es迫and left, 日本 ok") == 2
+    assert compiled.latin_after_non_ascii("") == compiled.latin_after_non_ascii("plain ascii") == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300) | st.text(st.sampled_from("aZ 日é\U0001f600-"), max_size=300))
+def test_latin_after_non_ascii_of_generated_text(text: str) -> None:
+    assert compiled.latin_after_non_ascii(text) == loops.reference_latin_after_non_ascii(text)
+    with pytest.raises(TypeError):
+        compiled.latin_after_non_ascii(text.encode())  # type: ignore[arg-type]
