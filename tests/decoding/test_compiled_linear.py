@@ -269,6 +269,7 @@ PER_BYTE = {
     "squeeze": 36,  # 17.6: Cyrillic words between ASCII, every run of ASCII cut and copied
     "text_likelihood": 85,  # 42.3: every character high, counted, then summed from the memo (Latin-1 as Russian)
     "non_ascii_capitals": 60,  # 30.0: every character Cyrillic (cp1251), in range and looked up (Py_UNICODE_ISUPPER)
+    "latin_after_non_ascii": 26,  # 13.0: every character high (a UCS-2 str), its neighbour tested
     "high_runs": 9,  # 4.3: a high byte every other, each a run start cleared from its word
     "high_bytes": 15,  # 7.2: every byte of a word holding a high one counted, a "seen" test each
     "high_byte_count": 3,  # 1.25: eight bytes a step
@@ -384,6 +385,8 @@ def _entries() -> list[Entry]:
         Entry("text_likelihood", "ru", DETECTION, "text_likelihood", ("py_text_likelihood",), _likelihood_of_russian,
               detection_inputs),
         Entry("non_ascii_capitals", "", DETECTION, "non_ascii_capitals", ("py_non_ascii_capitals",),
+              lambda data: (data.decode("cp1251", "replace"),), detection_inputs),
+        Entry("latin_after_non_ascii", "", DETECTION, "latin_after_non_ascii", ("py_latin_after_non_ascii",),
               lambda data: (data.decode("cp1251", "replace"),), detection_inputs),
         Entry("high_runs", "", DETECTION, "high_runs", ("py_high_runs",), _data, detection_inputs),
         Entry("high_byte_count", "", DETECTION, "high_byte_count", ("py_high_byte_count",), _data, detection_inputs),

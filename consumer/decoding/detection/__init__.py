@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import functools
 import math
+import unicodedata
 from array import array
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -212,7 +213,9 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
         return (detect(body, tld).encoding,)
     scores = scored[0]
     best = max(scores.values())
-    return tuple(e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin)
+    leaders = [e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin]
+    choice, _ = _choice(scored, tld_of(tld))
+    return (choice, *(e for e in leaders if e != choice))
 
 
 class Scores(NamedTuple):
@@ -509,12 +512,81 @@ def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
         if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
-    scores, likelihoods, texts, histogram, _, _ = scored
+    scores, _, texts, histogram, _, _ = scored
+    winner, likelihood = _choice(scored, hint)
+    return Detection(winner, _confidence(winner, scores, likelihood, texts, histogram))
+
+
+def _choice(scored: _ScoredWindow, hint: str | None) -> tuple[str, float]:
+    """The encoding ``detect`` answers for a scored window, and its likelihood: the best score, unless the TLD's
+    default holds against it (``DEFAULT_HELD_NATS``)."""
+    scores, likelihoods, texts, histogram, penalised, work = scored
     winner = max(scores, key=scores.__getitem__)
-    return Detection(winner, _confidence(winner, scores, likelihoods[winner], texts, histogram))
+    default = _fallback(hint)
+    if winner != default and _reads_signs_as_foreign_letters(winner, default, histogram[0]):
+        # Scored again on copies: the likelihoods asked for are penalised, which the confidence must not see.
+        held = Scores(
+            dict(scores), dict(likelihoods), sum(histogram[1]), work.window, hint, texts, histogram, set(penalised)
+        )
+        if _default_holds(winner, default, held):
+            return default, held.likelihoods[default]
+    return winner, likelihoods[winner]
+
+
+#: Undeclared, the browser's default for the URL's TLD (windows-1252 on a .com) holds against a single-byte
+#: encoding that reads the page otherwise only where the default reads a sign and it reads a letter or mark of
+#: another script than Latin, unless its reading leads by as much as a declaration's doubt needs
+#: (contradiction.py): this many nats, and ``DEFAULT_HELD_PER_CHARACTER`` a character the two read apart.  An English
+#: page's "»", "°" and "×" are windows-874's "ป", "ฐ" and "ื", letters of a language whose model knows them well
+#: where the western languages' models barely know the signs: 19-22% of generated English pages with typographic
+#: signs were published as Thai, Greek or Cyrillic, where Firefox's chardetng reads windows-1252.  Real text
+#: under the default's sibling ("Ά" of a Greek page is windows-1253's "¶") is untouched: only a Latin default holds.
+DEFAULT_HELD_NATS = 7.5
+DEFAULT_HELD_PER_CHARACTER = 1.25
+
+
+def _reads_signs_as_foreign_letters(winner: str, default: str, present: bytes) -> bool:
+    """Whether the single-byte *winner* reads each of the *present* high bytes that it and the Latin single-byte
+    *default* map apart as a letter or mark of a script other than Latin, where *default* reads a sign."""
+    if default not in _LATIN_SINGLE_BYTE or winner not in SINGLE_BYTE:
+        return False
+    apart = present.translate(None, _same_bytes(winner, default))
+    return bool(apart) and not apart.translate(None, _foreign_letters_for_signs(winner, default))
+
+
+@functools.cache
+def _same_bytes(one: str, other: str) -> bytes:
+    """The high bytes two single-byte encodings map alike."""
+    return bytes(byte for byte in range(0x80, 0x100) if byte not in _differing_bytes(one, other))
+
+
+@functools.cache
+def _foreign_letters_for_signs(winner: str, default: str) -> bytes:
+    """The high bytes *winner* reads as a letter or mark of a script other than Latin and *default* as a sign."""
+    def foreign_letter(char: str) -> bool:
+        return unicodedata.category(char)[0] in "LM" and script(char) not in ("LATIN", "COMBINING")
+
+    return bytes(
+        0x80 + index
+        for index, (mine, theirs) in enumerate(zip(SINGLE_BYTE[winner], SINGLE_BYTE[default], strict=True))
+        if foreign_letter(mine) and unicodedata.category(theirs)[0] not in "LM"
+    )
+
+
+def _default_holds(winner: str, default: str, held: Scores) -> bool:
+    """Whether *winner*'s reading leads *default*'s by less than ``DEFAULT_HELD_NATS`` or its per-character bar."""
+    own, theirs = held.likelihood(winner), held.likelihood(default)
+    if own is None or theirs is None:
+        return False
+    lead = own - theirs
+    return lead < DEFAULT_HELD_NATS or lead < DEFAULT_HELD_PER_CHARACTER * held.differing(winner, default)
 
 
 #: The window's high bytes: the distinct ones in order of first occurrence, and how often each occurs.
+
+
+#: What ``_scored`` gives: scores, likelihoods, multi-byte texts, the histogram, the penalised candidates, the window.
+_ScoredWindow = tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str], "_Window"]
 
 
 def _scored(
@@ -524,7 +596,7 @@ def _scored(
     size: int = WINDOW,
     min_high_bytes: int = MIN_HIGH_BYTES,
     lead_over: tuple[str, float, float] | None = None,
-) -> tuple[dict[str, float], dict[str, float], dict[str, str], Histogram, set[str], _Window] | None:
+) -> _ScoredWindow | None:
     """Every viable candidate's score (and what confidence needs, which scores are net of their neighbour
     penalty, and the window scored with what was computed from it); None when *head* has no non-ASCII byte, or
     when *lead_over* (an encoding, a margin, a cost per capital) is given and no candidate can lead that encoding's

@@ -315,6 +315,7 @@ _MIXING_CLASSES = {
 # _FINAL: a final form, _FIRST: one in visual order, where it starts a word; _BOX: a box-drawing character.
 _OTHER, _ASCII_SMALL, _ASCII_CAPITAL, _SMALL, _CAPITAL, _FINAL, _MARK, _CLOSING, _LATIN_CAPITAL, _FIRST = range(10)
 _BOX = 10
+_DIGIT = 11
 #: Letters written only at a word's end: Greek's final sigma and Hebrew's five final forms.  ISO-8859-8
 #: is the WHATWG's label for visual Hebrew (logical is ISO-8859-8-I, windows-1255 logical too): its
 #: pages store each line reversed, so there a final form starts a word (chardetng tells the two apart
@@ -345,6 +346,8 @@ _GLUED = math.log(1e-2)  # a closing sign followed by a letter: "”айл" for 
 #: A box-drawing character (KOI8-R, KOI8-U, IBM866) beside a letter, on either side: text never has one inside a
 #: word, where the sibling's letter stands ("ї" of a KOI8-U page is KOI8-R's "╖": "Запис╖в").
 _BOXED = math.log(1e-3)
+#: A capital beyond ASCII right before a digit: a price's sign is, not a letter ("£50" read as windows-1250 is "Ł50").
+_CAPITAL_NUMBERED = math.log(1e-2)
 #: Capitals are headings' and names' style, not running text's: a reading whose window holds more capitals than
 #: small letters, by more than a long heading's, pays the per-letter cost the counts give a capital (about 0.1 of its
 #: small letter) for each one beyond (KOI8-R's small letters are windows-1251's capitals: a paragraph of Russian in
@@ -363,7 +366,7 @@ def _pair_weights() -> array[float]:
         if first in (_ASCII_SMALL, _SMALL, _FINAL, _FIRST):
             weights[16 * first + _CAPITAL] += _CAMEL
             weights[16 * first + _LATIN_CAPITAL] += _CAMEL
-        if first in (_OTHER, _CLOSING):
+        if first in (_OTHER, _DIGIT, _CLOSING):
             weights[16 * first + _MARK] += _STRAY_MARK
     for second in (_SMALL, _FINAL, _MARK, _FIRST):
         weights[16 * _CAPITAL + second] += _CAPITALISED
@@ -373,6 +376,8 @@ def _pair_weights() -> array[float]:
         weights[16 * _CLOSING + letter] += _GLUED
         weights[16 * letter + _BOX] += _BOXED
         weights[16 * _BOX + letter] += _BOXED
+    for capital in (_CAPITAL, _LATIN_CAPITAL):
+        weights[16 * capital + _DIGIT] += _CAPITAL_NUMBERED
     return weights
 
 
@@ -383,6 +388,8 @@ def _pair_classes(encoding: str) -> bytes:
         char = chr(byte)
         if char.isalpha():
             table[byte] = _ASCII_CAPITAL if char.isupper() else _ASCII_SMALL
+        elif char.isdigit():
+            table[byte] = _DIGIT
     for index, char in enumerate(SINGLE_BYTE[encoding]):
         category = unicodedata.category(char)
         if char in _FINAL_LETTERS:

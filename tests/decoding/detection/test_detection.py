@@ -124,6 +124,39 @@ def test_em_dashes_glued_to_words_read_as_the_western_text(text: str) -> None:
     assert decode(body, detect(body, "com").encoding) == f"<p>{text}</p>"
 
 
+#: English pages whose few signs are letters of another script elsewhere: windows-874 reads "»", "°" and "×" as
+#: Thai ("ป", "ฐ", "ื"), windows-1251 "×" as "Ч", windows-1250 "£" as "Ł"; Firefox's chardetng reads each as
+#: windows-1252, as a browser's default for a .com does.
+ENGLISH_SIGNS = [
+    "Home » News » Sports. Read “more” here.",
+    "Tomorrow: 25°C and sunny, they’re saying.",
+    "A 3×4 grid—nothing more.",
+    "Tickets cost £50 each; it’s “cheap”.",
+    "Home » News » World » Europe. It’s 18°C in Paris, £12 a ticket, 2×3 rooms.",
+]
+
+
+@pytest.mark.parametrize("text", ENGLISH_SIGNS)
+def test_an_english_page_s_signs_are_not_read_as_another_script(text: str) -> None:
+    body = encode(f"<p>{text}</p>", "windows-1252")
+    assert body is not None
+    for tld in ("com", None):
+        assert decode(body, detect(body, tld).encoding) == f"<p>{text}</p>"
+        assert ranked(body, tld)[0] == detect(body, tld).encoding
+
+
+#: Real text of another script keeps its encoding on a .com: the default holds only against signs read as letters.
+FOREIGN_ON_COM = [("windows-874", "สงวนลิขสิทธิ์ ราคา 50 บาท"), ("windows-1251", "Цена 50 рублей, всё хорошо"),
+                  ("ISO-8859-7", "Τιμή 50 ευρώ, όλα καλά"), ("windows-1250", "Cena 50 złotych, Łódź")]
+
+
+@pytest.mark.parametrize(("encoding", "text"), FOREIGN_ON_COM, ids=[encoding for encoding, _ in FOREIGN_ON_COM])
+def test_a_short_page_of_another_script_keeps_its_encoding_on_a_com(encoding: str, text: str) -> None:
+    body = encode(f"<p>{text}</p>", encoding)
+    assert body is not None
+    assert decode(body, detect(body, "com").encoding) == f"<p>{text}</p>"
+
+
 #: CJK text with Latin words glued to it, as technical pages write them: a letter after a character costs a reading
 #: little next to its own characters' evidence.
 LATIN_IN_CJK = [
