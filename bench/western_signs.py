@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from consumer.decoding import decode  # noqa: E402
-from consumer.processor.route import quarantine_reason  # noqa: E402
+from consumer.decoding import decode
+from consumer.processor.route import quarantine_reason
 
 
 def signed(sentence: str, rng: random.Random) -> str:
@@ -88,7 +88,7 @@ def main() -> None:
           f" quarantined {quarantined}; as {dict(wrong.most_common())}")
     print(f"  under their true windows-1252 label, not right and clean: {true_label_missed}")
     if not args.no_browser:
-        from false_declared import Chardetng  # noqa: PLC0415 - builds the oracle only when asked
+        from false_declared import Chardetng
 
         guesses = Chardetng().guesses([(body, "com") for body in bodies])
         right = sum(decode(body, f"text/html; charset={guess}").text == body.decode("cp1252")
