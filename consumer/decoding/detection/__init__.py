@@ -29,12 +29,17 @@ How a guess is made (``detect``):
    (``_neighbour_penalty``): a non-Latin letter that touches an ASCII letter
    (French "château" read as windows-1251 is "chвteau"), a capital after a
    small letter, a final form inside a word, a combining mark after a space,
-   and the cost of a capital once a word.
+   a capital beyond ASCII before a digit, and the cost of a capital once a
+   word; a multi-byte reading pays for each character an ASCII letter follows
+   (``LATIN_AFTER_CJK``: "said “yes”—and" read as Shift_JIS).
    Single-byte candidates score from one byte histogram and 128-entry tables,
    so no per-byte loop runs per candidate.
 3. Single-byte candidates close to the best are then compared on the rest
    of the examined prefix, counting only the bytes where they differ.
-4. Confidence is the softmax share of the candidates that decode the window to
+4. The best score wins, but the TLD's default holds when it is a Latin encoding
+   and the winner reads only its signs as letters of another script, without a
+   clear lead (``DEFAULT_HELD_NATS``: an English page's "»" is windows-874's "ป").
+5. Confidence is the softmax share of the candidates that decode the window to
    the same text as the winner, times how plausible the winner's text is.
 
 Work is bounded: at most 64 KiB are examined, one histogram of the window is
@@ -539,7 +544,8 @@ def _choice(scored: _ScoredWindow, hint: str | None) -> tuple[str, float]:
 #: (contradiction.py): this many nats, and ``DEFAULT_HELD_PER_CHARACTER`` a character the two read apart.  An English
 #: page's "»", "°" and "×" are windows-874's "ป", "ฐ" and "ื", letters of a language whose model knows them well
 #: where the western languages' models barely know the signs: 19-22% of generated English pages with typographic
-#: signs were published as Thai, Greek or Cyrillic, where Firefox's chardetng reads windows-1252.  Real text
+#: signs were published as Thai, Greek or Cyrillic, where Firefox's chardetng reads windows-1252
+#: (bench/western_signs.py, with ``_CAPITAL_NUMBERED``'s "Ł50" of windows-1250: 0.2-0.7% after).  Real text
 #: under the default's sibling ("Ά" of a Greek page is windows-1253's "¶") is untouched: only a Latin default holds.
 DEFAULT_HELD_NATS = 7.5
 DEFAULT_HELD_PER_CHARACTER = 1.25
