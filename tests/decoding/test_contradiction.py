@@ -458,53 +458,48 @@ def test_an_iso_8859_7_page_with_its_quotes_is_never_doubted(text):
     assert decoded.text == body.decode("iso8859_7")
 
 
-# KOI8-U reads Russian as KOI8-R does, but its "ї" is KOI8-R's "╖": a Ukrainian page whose one letter KOI8-R lacks is
-# a box-drawing character inside a word under a KOI8-R label, which text never has.
-ONE_YI = [
-    "Помилка запису: файл закрито, повторна спроба через хвилину. Країна",
-    "Колона кесаваї: не можна використовувати файл прихованих паролив",
-]
-#: True pages that draw boxes: their box-drawing characters stand beside one another and spaces, not inside words.
+# A sibling's page gives itself away by one neighbour text never has.  KOI8-U reads Russian as KOI8-R does, but its
+# "ї" is KOI8-R's "╖": a Ukrainian page whose one letter KOI8-R lacks has a box-drawing character inside a word under
+# a KOI8-R label.  x-mac-cyrillic's capitals are windows-1251's signs, its small letters the same bytes: "Иран" read as
+# windows-1251 is "€ран", a euro sign before a word.
+#: (text, its codec, the false label's codec, the false label, the true label, its WHATWG name, characters read apart)
+GIVEN_AWAY_BY_A_NEIGHBOUR = [
+    ("Помилка запису: файл закрито, повторна спроба через хвилину. Країна", "koi8_u", "koi8_r", "koi8-r", "koi8-u",
+     "KOI8-U", 1),
+    ("Колона кесаваї: не можна використовувати файл прихованих паролив", "koi8_u", "koi8_r", "koi8-r", "koi8-u",
+     "KOI8-U", 1),
+    ("Иран Изместване на фокус индонезийска — арабска, пегон, фонетична филипинска", "mac_cyrillic", "cp1251",
+     "windows-1251", "x-mac-cyrillic", "x-mac-cyrillic", 3),
+]  # fmt: skip
+#: True pages with those characters where text has them: box-drawing characters beside one another and spaces, euro
+#: signs before and after numbers.
 BOX_ART = "┌────────────┐\n│ Привет, мир │\n└────────────┘ Таблица результатов: всё хорошо, данные сохранены."
-
-
-@pytest.mark.parametrize("text", ONE_YI)
-def test_a_koi8_u_page_under_a_koi8_r_label_is_doubted_on_one_letter(text):
-    body = page(text).encode("koi8_u")
-    assert sum(a != b for a, b in zip(body.decode("koi8_u"), body.decode("koi8_r"), strict=True)) == 1
-    decoded = decode(body, "text/html; charset=koi8-r", "https://www.example.com/")
-    assert decoded.doubted == "KOI8-U" and quarantine_reason(decoded) == DECLARATION_DOUBTED
-    decoded = decode(body, "text/html; charset=koi8-u", "https://www.example.com/")
-    assert decoded.doubted is None and quarantine_reason(decoded) is None
-
-
-@pytest.mark.parametrize(("codec", "label"), [("koi8_r", "koi8-r"), ("koi8_u", "koi8-u"), ("cp866", "ibm866")])
-def test_a_true_label_on_a_page_that_draws_boxes_is_never_doubted(codec, label):
-    body = page(BOX_ART).encode(codec)
-    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
-    assert decoded.doubted is None and quarantine_reason(decoded) is None
-    assert decoded.text == body.decode(codec)
-
-
-# x-mac-cyrillic's capitals are windows-1251's signs, its small letters the same bytes: "Иран" read as windows-1251 is
-# "€ран", a euro sign before a word, which text never has.
-EURO_GLUED = "Иран Изместване на фокус индонезийска — арабска, пегон, фонетична филипинска"
-#: True pages with euro signs: before and after numbers, between spaces.
 EUROS = "Цена: €100 или 95 € на брой; доставка — 5 €, общо € 105. Евро е валута."
+NEIGHBOURS_IN_PLACE = [
+    (BOX_ART, "koi8_r", "koi8-r"),
+    (BOX_ART, "koi8_u", "koi8-u"),
+    (BOX_ART, "cp866", "ibm866"),
+    (EUROS, "cp1251", "windows-1251"),
+    ("Prix : €100 ou 95 € la pièce ; livraison 5 €, total € 105. L’euro.", "cp1252", "windows-1252"),
+]
 
 
-def test_an_x_mac_cyrillic_page_under_a_windows_1251_label_is_doubted_on_a_euro_before_a_word():
-    body = page(EURO_GLUED).encode("mac_cyrillic")
-    assert sum(a != b for a, b in zip(body.decode("mac_cyrillic"), body.decode("cp1251"), strict=True)) == 3
-    decoded = decode(body, "text/html; charset=windows-1251", "https://www.example.bg/")
-    assert decoded.doubted == "x-mac-cyrillic" and quarantine_reason(decoded) == DECLARATION_DOUBTED
-    decoded = decode(body, "text/html; charset=x-mac-cyrillic", "https://www.example.bg/")
+@pytest.mark.parametrize(
+    ("text", "codec", "false_codec", "false_label", "true_label", "true", "apart"), GIVEN_AWAY_BY_A_NEIGHBOUR
+)
+def test_a_sibling_s_page_is_doubted_on_one_implausible_neighbour(
+    text, codec, false_codec, false_label, true_label, true, apart
+):
+    body = page(text).encode(codec)
+    assert sum(a != b for a, b in zip(body.decode(codec), body.decode(false_codec), strict=True)) == apart
+    decoded = decode(body, f"text/html; charset={false_label}", "https://www.example.com/")
+    assert decoded.doubted == true and quarantine_reason(decoded) == DECLARATION_DOUBTED
+    decoded = decode(body, f"text/html; charset={true_label}", "https://www.example.com/")
     assert decoded.doubted is None and quarantine_reason(decoded) is None
 
 
-@pytest.mark.parametrize(("codec", "label"), [("cp1251", "windows-1251"), ("cp1252", "windows-1252")])
-def test_a_true_label_on_a_page_with_euro_signs_is_never_doubted(codec, label):
-    text = EUROS if codec == "cp1251" else "Prix : €100 ou 95 € la pièce ; livraison 5 €, total € 105. L’euro."
+@pytest.mark.parametrize(("text", "codec", "label"), NEIGHBOURS_IN_PLACE, ids=[label for _, _, label in NEIGHBOURS_IN_PLACE])
+def test_a_true_label_on_a_page_with_those_characters_in_place_is_never_doubted(text, codec, label):
     body = page(text).encode(codec)
     decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
     assert decoded.doubted is None and quarantine_reason(decoded) is None

@@ -826,6 +826,24 @@ static PyObject *py_high_runs(PyObject *module, PyObject *data)
     return PyLong_FromSsize_t(runs);
 }
 
+/* The str argument of a count over a text's characters: 0 with a TypeError unless *text* is a str (named *function*
+ * in the message); else 1, with its kind, data and length. */
+static int text_argument(PyObject *text, const char *function, int *kind, const void **data, Py_ssize_t *length)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "%s(text: str) takes a str", function);
+        return 0;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return 0;
+#endif
+    *kind = PyUnicode_KIND(text);
+    *data = PyUnicode_DATA(text);
+    *length = PyUnicode_GET_LENGTH(text);
+    return 1;
+}
+
 /* non_ascii_capitals: the characters of text in U+0080-U+2FFF that are uppercase.  A one-character
  * str's isupper() is Py_UNICODE_ISUPPER of it, so this counts what the reference's regular
  * expression of those characters matches (one match a character), at a table lookup a character
@@ -834,17 +852,13 @@ static PyObject *py_high_runs(PyObject *module, PyObject *data)
 static PyObject *py_non_ascii_capitals(PyObject *module, PyObject *text)
 {
     (void)module;
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "non_ascii_capitals(text: str) takes a str");
+    int kind;
+    const void *data;
+    Py_ssize_t length, capitals = 0;
+    if (!text_argument(text, "non_ascii_capitals", &kind, &data, &length))
         return NULL;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0)
-        return NULL;
-#endif
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text), capitals = 0;
+    if (PyUnicode_IS_ASCII(text))
+        return PyLong_FromLong(0);
 #define COUNT_CAPITALS(TYPE)                                                                                 \
     for (Py_ssize_t i = 0; i < length; i++) {                                                                \
         Py_UCS4 code_point = ((const TYPE *)data)[i];                                                        \
@@ -852,8 +866,6 @@ static PyObject *py_non_ascii_capitals(PyObject *module, PyObject *text)
             capitals++;                                                                                      \
     }
     if (kind == PyUnicode_1BYTE_KIND) {
-        if (PyUnicode_IS_ASCII(text))
-            return PyLong_FromLong(0);
         COUNT_CAPITALS(Py_UCS1)
     } else if (kind == PyUnicode_2BYTE_KIND) {
         COUNT_CAPITALS(Py_UCS2)
@@ -873,19 +885,13 @@ static inline int ascii_letter(Py_UCS4 code_point)
 static PyObject *py_latin_after_non_ascii(PyObject *module, PyObject *text)
 {
     (void)module;
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "latin_after_non_ascii(text: str) takes a str");
+    int kind;
+    const void *data;
+    Py_ssize_t length, glued = 0;
+    if (!text_argument(text, "latin_after_non_ascii", &kind, &data, &length))
         return NULL;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0)
-        return NULL;
-#endif
     if (PyUnicode_IS_ASCII(text))
         return PyLong_FromLong(0);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text), glued = 0;
 #define COUNT_GLUED(TYPE)                                                                                    \
     for (Py_ssize_t i = 1; i < length; i++)                                                                  \
         glued += ((const TYPE *)data)[i - 1] >= 0x80 && ascii_letter(((const TYPE *)data)[i]);
