@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -235,6 +236,11 @@ def dump(path: Path, quick: bool) -> None:
         pickle.dump(rows, file)
 
 
+#: The names of a dumped row's fields: the text, then ``Decoded``'s (its ``built_text`` None when lazy, or the text).
+_FIELDS = ("text", "built_text", "encoding", "source", "replacements", "declared", "conflicts", "confidence",
+           "mojibake_suspected", "override", "binary", "doubted", "utf8")  # fmt: skip
+
+
 def _build(revision: str, folder: Path) -> Path:
     """*revision*'s tree in *folder*/tree, its extensions built in place."""
     tree = folder / "tree"
@@ -274,16 +280,20 @@ def main() -> None:
             subprocess.run([sys.executable, __file__, "--dump", str(out), *tree_args, *quick], check=True, cwd=folder)
         old, new = pickle.loads(before.read_bytes()), pickle.loads(now.read_bytes())
     differences = 0
+    kinds: Counter[str] = Counter()  # which fields differ: a change of confidence alone is not one of text
     if len(old) != len(new):
         print(f"different numbers of decodes: {args.against} {len(old)}, now {len(new)}")
         differences += 1
     for index, (a, b) in enumerate(zip(old, new, strict=False)):
         if a != b:
             differences += 1
+            kinds[", ".join(name for name, x, y in zip(_FIELDS, a, b, strict=True) if x != y)] += 1
             if differences <= 20:
                 print(f"decode {index} differs: {args.against} {str(a[1:])[:300]}, now {str(b[1:])[:300]}")
     print(f"{len(new)} decodes compared against {args.against} ({len(new) // 2} responses, lazy_text off and on): "
           f"{differences} differ")  # fmt: skip
+    for kind, count in kinds.most_common():
+        print(f"  {count:>7} differ in: {kind}")
     sys.exit(1 if differences else 0)
 
 

@@ -528,7 +528,7 @@ def _choice(scored: _ScoredWindow, hint: str | None) -> tuple[str, float]:
     scores, likelihoods, texts, histogram, penalised, work = scored
     winner = max(scores, key=scores.__getitem__)
     default = _fallback(hint)
-    if winner != default and _reads_signs_as_foreign_letters(winner, default, histogram[0]):
+    if winner != default and _reads_signs_as_letters(winner, default, histogram[0]):
         # Scored again on copies: the likelihoods asked for are penalised, which the confidence must not see.
         held = Scores(
             dict(scores), dict(likelihoods), sum(histogram[1]), work.window, hint, texts, histogram, set(penalised)
@@ -538,26 +538,32 @@ def _choice(scored: _ScoredWindow, hint: str | None) -> tuple[str, float]:
     return winner, likelihoods[winner]
 
 
-#: Undeclared, the browser's default for the URL's TLD (windows-1252 on a .com) holds against a single-byte
-#: encoding that reads the page otherwise only where the default reads a sign and it reads a letter or mark of
-#: another script than Latin, unless its reading leads by as much as a declaration's doubt needs
-#: (contradiction.py): this many nats, and ``DEFAULT_HELD_PER_CHARACTER`` a character the two read apart.  An English
-#: page's "»", "°" and "×" are windows-874's "ป", "ฐ" and "ื", letters of a language whose model knows them well
-#: where the western languages' models barely know the signs: 19-22% of generated English pages with typographic
-#: signs were published as Thai, Greek or Cyrillic, where Firefox's chardetng reads windows-1252
-#: (bench/western_signs.py, with ``_CAPITAL_NUMBERED``'s "Ł50" of windows-1250: 0.2-0.7% after).  Real text
-#: under the default's sibling ("Ά" of a Greek page is windows-1253's "¶") is untouched: only a Latin default holds.
+#: Undeclared, the browser's default for the URL's TLD (windows-1252 on a .com) holds against an encoding that
+#: reads the page otherwise only where the default reads a sign and it reads a letter or mark (a single-byte
+#: encoding), or against a multi-byte encoding where the default reads every byte beyond ASCII as a sign, unless its
+#: reading leads by as much as a declaration's doubt needs (contradiction.py): this many nats, and
+#: ``DEFAULT_HELD_PER_CHARACTER`` a character the two read apart.  An English page's "»", "°" and "×" are
+#: windows-874's "ป", "ฐ" and "ื", letters of a language whose model knows them well where the western languages'
+#: models barely know the signs; its "©" and "®" are ISO-8859-2's "Š" and "Ž", "½" is Shift_JIS's "ｽ" and "’s" its
+#: "痴".  19-22% of generated English pages with typographic signs were published as Thai, Greek or Cyrillic, where
+#: Firefox's chardetng reads windows-1252 (bench/western_signs.py); 0.2-0.8% as ISO-8859-2 or Shift_JIS with the
+#: rule for letters of other scripts alone, none with this one.  Real text under the default's sibling ("Ά" of a
+#: Greek page is windows-1253's "¶") is untouched: only a Latin default holds; and real text of a Latin language or
+#: of CJK reads many nats likelier than signs, and gives itself away by signs glued to letters (``_SYMBOLS``).
 DEFAULT_HELD_NATS = 7.5
 DEFAULT_HELD_PER_CHARACTER = 1.25
 
 
-def _reads_signs_as_foreign_letters(winner: str, default: str, present: bytes) -> bool:
-    """Whether the single-byte *winner* reads each of the *present* high bytes that it and the Latin single-byte
-    *default* map apart as a letter or mark of a script other than Latin, where *default* reads a sign."""
-    if default not in _LATIN_SINGLE_BYTE or winner not in SINGLE_BYTE:
+def _reads_signs_as_letters(winner: str, default: str, present: bytes) -> bool:
+    """Whether *winner* reads the *present* high bytes that the Latin single-byte *default* reads as signs as
+    letters instead: a single-byte *winner* each byte the two map apart, as a letter or mark where *default* has a
+    sign; a multi-byte one any, where *default* reads every one as a sign."""
+    if default not in _LATIN_SINGLE_BYTE:
         return False
+    if winner not in SINGLE_BYTE:
+        return not present.translate(None, _signs(default))
     apart = present.translate(None, _same_bytes(winner, default))
-    return bool(apart) and not apart.translate(None, _foreign_letters_for_signs(winner, default))
+    return bool(apart) and not apart.translate(None, _letters_for_signs(winner, default))
 
 
 @functools.cache
@@ -566,16 +572,23 @@ def _same_bytes(one: str, other: str) -> bytes:
     return bytes(byte for byte in range(0x80, 0x100) if byte not in _differing_bytes(one, other))
 
 
-@functools.cache
-def _foreign_letters_for_signs(winner: str, default: str) -> bytes:
-    """The high bytes *winner* reads as a letter or mark of a script other than Latin and *default* as a sign."""
-    def foreign_letter(char: str) -> bool:
-        return unicodedata.category(char)[0] in "LM" and script(char) not in ("LATIN", "COMBINING")
+def _letter(char: str) -> bool:
+    return unicodedata.category(char)[0] in "LM"
 
+
+@functools.cache
+def _signs(encoding: str) -> bytes:
+    """The high bytes the single-byte *encoding* reads as something else than a letter or mark."""
+    return bytes(0x80 + index for index, char in enumerate(SINGLE_BYTE[encoding]) if not _letter(char))
+
+
+@functools.cache
+def _letters_for_signs(winner: str, default: str) -> bytes:
+    """The high bytes *winner* reads as a letter or mark and *default* as a sign."""
     return bytes(
         0x80 + index
         for index, (mine, theirs) in enumerate(zip(SINGLE_BYTE[winner], SINGLE_BYTE[default], strict=True))
-        if foreign_letter(mine) and unicodedata.category(theirs)[0] not in "LM"
+        if _letter(mine) and not _letter(theirs)
     )
 
 

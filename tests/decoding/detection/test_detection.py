@@ -124,15 +124,21 @@ def test_em_dashes_glued_to_words_read_as_the_western_text(text: str) -> None:
     assert decode(body, detect(body, "com").encoding) == f"<p>{text}</p>"
 
 
-#: English pages whose few signs are letters of another script elsewhere: windows-874 reads "»", "°" and "×" as
-#: Thai ("ป", "ฐ", "ื"), windows-1251 "×" as "Ч", windows-1250 "£" as "Ł"; Firefox's chardetng reads each as
-#: windows-1252, as a browser's default for a .com does.
+#: English pages whose few signs are letters elsewhere: windows-874 reads "»", "°" and "×" as Thai ("ป", "ฐ", "ื"),
+#: windows-1251 "×" as "Ч", windows-1250 "£" as "Ł", ISO-8859-2 "©" and "®" as "Š" and "Ž", Shift_JIS "’s" as
+#: "痴", "½" as "ｽ" and "—£" as "離"; Firefox's chardetng reads each as windows-1252, as a browser's default for a
+#: .com does.
 ENGLISH_SIGNS = [
     "Home » News » Sports. Read “more” here.",
     "Tomorrow: 25°C and sunny, they’re saying.",
     "A 3×4 grid—nothing more.",
     "Tickets cost £50 each; it’s “cheap”.",
     "Home » News » World » Europe. It’s 18°C in Paris, £12 a ticket, 2×3 rooms.",
+    "Our Brand® range. © 2019 Brand Inc.",
+    "© 2019 Acme Widgets",
+    "Widgets® for everyone",
+    "The gas’s benefit: a house 6½ miles away.",
+    "It cost six—£211 in all.",
 ]
 
 
@@ -145,9 +151,12 @@ def test_an_english_page_s_signs_are_not_read_as_another_script(text: str) -> No
         assert ranked(body, tld)[0] == detect(body, tld).encoding
 
 
-#: Real text of another script keeps its encoding on a .com: the default holds only against signs read as letters.
+#: Real text of another script keeps its encoding on a .com: the default holds only against signs read as letters,
+#: and a windows-1252 reading of real text glues signs to letters ("©koda Octavia, ®ilina"; "§A½T©w­n" for Big5).
 FOREIGN_ON_COM = [("windows-874", "สงวนลิขสิทธิ์ ราคา 50 บาท"), ("windows-1251", "Цена 50 рублей, всё хорошо"),
-                  ("ISO-8859-7", "Τιμή 50 ευρώ, όλα καλά"), ("windows-1250", "Cena 50 złotych, Łódź")]
+                  ("ISO-8859-7", "Τιμή 50 ευρώ, όλα καλά"), ("windows-1250", "Cena 50 złotych, Łódź"),
+                  ("ISO-8859-2", "Škoda Octavia, Žilina"), ("Big5", "你確定要"), ("Shift_JIS", "東京"),
+                  ("GBK", "中文"), ("EUC-KR", "서울")]
 
 
 @pytest.mark.parametrize(("encoding", "text"), FOREIGN_ON_COM, ids=[encoding for encoding, _ in FOREIGN_ON_COM])
