@@ -472,7 +472,8 @@ GIVEN_AWAY_BY_A_NEIGHBOUR = [
      "windows-1251", "x-mac-cyrillic", "x-mac-cyrillic", 3),
 ]  # fmt: skip
 #: True pages with those characters where text has them: box-drawing characters beside one another and spaces, euro
-#: signs before and after numbers.
+#: signs before and after numbers; and the direction marks (U+200E, U+200F: windows-1255's and windows-1256's 0xFD and
+#: 0xFE) of Hebrew and Arabic text, which the model's counts lack: a true windows-1255 page with a few was doubted.
 BOX_ART = "┌────────────┐\n│ Привет, мир │\n└────────────┘ Таблица результатов: всё хорошо, данные сохранены."
 EUROS = "Цена: €100 или 95 € на брой; доставка — 5 €, общо € 105. Евро е валута."
 NEIGHBOURS_IN_PLACE = [
@@ -481,6 +482,8 @@ NEIGHBOURS_IN_PLACE = [
     (BOX_ART, "cp866", "ibm866"),
     (EUROS, "cp1251", "windows-1251"),
     ("Prix : €100 ou 95 € la pièce ; livraison 5 €, total € 105. L’euro.", "cp1252", "windows-1252"),
+    ("\u200fשלום עולם\u200f \u200e(Windows)\u200e \u200fבדיקה\u200f", "cp1255", "windows-1255"),
+    ("\u200fمرحبا\u200f \u200e(Linux)\u200e \u200fبالعالم\u200f", "cp1256", "windows-1256"),
 ]
 
 

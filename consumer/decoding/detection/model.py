@@ -142,6 +142,7 @@ _LOGP_MARKS = math.log(5e-3)  # ©, ® and ™ stand in page footers everywhere
 _MARKS = frozenset("©®™")
 _PUNCTUATION = frozenset(
     "\xa0«»–—‐‑―…“”„•·°×½§€£¥№"
+    + "\u200e\u200f"  # the left-to-right and right-to-left marks of Hebrew and Arabic pages (windows-1255, 1256)
     + "".join(chr(c) for c in range(0x3000, 0x3040))  # CJK symbols and punctuation
     + "".join(chr(c) for c in range(0xFF01, 0xFF5F))  # full-width ASCII forms
 )
