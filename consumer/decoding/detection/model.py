@@ -331,8 +331,10 @@ _VISUAL = ("ISO-8859-8",)
 #: glued to words is English typography ("late—very late").
 _CLOSING_SIGNS = frozenset("”™•…€")
 #: ... and symbols that stand beside numbers and after words, not glued before a letter: "©koda" is ISO-8859-2's
-#: "Škoda" read as windows-1252, "§A½T©w" three Big5 characters.  On bench/false_declared.py's ``tune`` half (×100),
-#: 15 undeclared pages of 4 to 64 non-ASCII characters more were right and clean, and none fewer.
+#: "Škoda" read as windows-1252, "§A½T©w" three Big5 characters.  Without them, the TLD's default holding against
+#: Latin letters and CJK readings of its signs (``detection.DEFAULT_HELD_NATS``) lost such pages on a .com; with both,
+#: on bench/false_declared.py's ``tune`` half (×100), 13 undeclared pages of 4 to 64 non-ASCII characters more were
+#: right and clean, and none fewer.
 _SYMBOLS = frozenset("©®§¶±¹²³¼½¾¦¬¤£¥¢")
 #: ... and, in one encoding, a sign that stands where a sibling has a capital: ISO-8859-7's right single quote is
 #: windows-1253's "Ά" (0xA2), so in a windows-1253 page read as ISO-8859-7 it starts words ("’νω" for "Άνω"), where
