@@ -236,11 +236,6 @@ def dump(path: Path, quick: bool) -> None:
         pickle.dump(rows, file)
 
 
-#: The names of a dumped row's fields: the text, then ``Decoded``'s (its ``built_text`` None when lazy, or the text).
-_FIELDS = ("text", "built_text", "encoding", "source", "replacements", "declared", "conflicts", "confidence",
-           "mojibake_suspected", "override", "binary", "doubted", "utf8")  # fmt: skip
-
-
 def _build(revision: str, folder: Path) -> Path:
     """*revision*'s tree in *folder*/tree, its extensions built in place."""
     tree = folder / "tree"
@@ -281,13 +276,17 @@ def main() -> None:
         old, new = pickle.loads(before.read_bytes()), pickle.loads(now.read_bytes())
     differences = 0
     kinds: Counter[str] = Counter()  # which fields differ: a change of confidence alone is not one of text
+    sys.path.insert(0, str(ROOT))
+    from consumer.decoding.decoded import Decoded
+
+    fields = ("text", *Decoded._fields)  # a dumped row: the text, then the Decoded's fields (built_text None if lazy)
     if len(old) != len(new):
         print(f"different numbers of decodes: {args.against} {len(old)}, now {len(new)}")
         differences += 1
     for index, (a, b) in enumerate(zip(old, new, strict=False)):
         if a != b:
             differences += 1
-            kinds[", ".join(name for name, x, y in zip(_FIELDS, a, b, strict=True) if x != y)] += 1
+            kinds[", ".join(name for name, x, y in zip(fields, a, b, strict=False) if x != y)] += 1
             if differences <= 20:
                 print(f"decode {index} differs: {args.against} {str(a[1:])[:300]}, now {str(b[1:])[:300]}")
     print(f"{len(new)} decodes compared against {args.against} ({len(new) // 2} responses, lazy_text off and on): "

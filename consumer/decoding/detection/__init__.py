@@ -37,8 +37,9 @@ How a guess is made (``detect``):
 3. Single-byte candidates close to the best are then compared on the rest
    of the examined prefix, counting only the bytes where they differ.
 4. The best score wins, but the TLD's default holds when it is a Latin encoding
-   and the winner reads only its signs as letters of another script, without a
-   clear lead (``DEFAULT_HELD_NATS``: an English page's "»" is windows-874's "ป").
+   and the winner reads only its signs as letters (a multi-byte winner: where
+   it reads nothing but signs), without a clear lead (``DEFAULT_HELD_NATS``: an
+   English page's "»" is windows-874's "ป", its "’s" Shift_JIS's "痴").
 5. Confidence is the softmax share of the candidates that decode the window to
    the same text as the winner, times how plausible the winner's text is.
 
