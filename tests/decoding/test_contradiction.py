@@ -509,6 +509,44 @@ def test_a_true_label_on_a_page_with_those_characters_in_place_is_never_doubted(
     assert decoded.text == body.decode(codec)
 
 
+# x-mac-cyrillic keeps its capitals where windows-1251 keeps its quotation marks, its small letters on the same bytes
+# (but "я"): a page whose one capital starts it reads under a windows-1251 label as a quotation mark that opens and
+# never closes ("„али", "‚ключване"), the only character read apart.  Letter by letter the two readings are near.
+ONE_CAPITAL_READ_AS_A_QUOTE = [
+    "Дали искате да запишете промените преди да излезете от програмата?",
+    "Должен ли диалог выбора файлов показывать скрытые файлы и папки?",
+    "Удалить выбранные файлы из списка недавно открытых документов?",
+    "Включване на автоматично запазване на документите на всеки пет минути",
+]
+#: True pages with their quotation marks in place, balanced, or one opened in a last sentence cut short.
+QUOTED = [
+    "Он сказал: „Сохраните файл“, и программа закрылась без ошибок.",
+    "Нажмите кнопку «Сохранить», чтобы записать изменения на диск.",
+    "Модуль “сеть” не загружен, проверьте настройки и повторите попытку.",
+    "Сообщение об ошибке: «Файл не найден». Повторите попытку позже, пожалуйста.",
+    "Он пишет: „Скоро буду дома, подожди немного",
+]
+
+
+@pytest.mark.parametrize("text", ONE_CAPITAL_READ_AS_A_QUOTE)
+def test_an_x_mac_cyrillic_page_under_a_windows_1251_label_is_doubted_on_an_unclosed_quote(text):
+    body = page(text).encode("mac_cyrillic")
+    assert sum(a != b for a, b in zip(body.decode("mac_cyrillic"), body.decode("cp1251"), strict=True)) == 1
+    decoded = decode(body, "text/html; charset=windows-1251", "https://www.example.com/")
+    assert decoded.doubted == "x-mac-cyrillic" and quarantine_reason(decoded) == DECLARATION_DOUBTED
+    decoded = decode(body, "text/html; charset=x-mac-cyrillic", "https://www.example.com/")
+    assert decoded.doubted is None and decoded.text == body.decode("mac_cyrillic")
+
+
+@pytest.mark.parametrize("text", QUOTED)
+@pytest.mark.parametrize(("codec", "label"), [("cp1251", "windows-1251"), ("mac_cyrillic", "x-mac-cyrillic")])
+def test_a_true_cyrillic_label_on_a_page_with_quotation_marks_is_never_doubted(text, codec, label):
+    body = page(text).encode(codec)
+    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.text == body.decode(codec)
+
+
 # True pages in capitals: their rivals' readings are small letters, which the capital count must not favour.
 CAPITALS = [
     ("ВНИМАНИЕ! ПРОВЕРКА СИСТЕМЫ ЗАВЕРШЕНА. ВСЕ ДАННЫЕ СОХРАНЕНЫ.", "cp1251", "windows-1251"),
