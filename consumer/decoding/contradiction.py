@@ -37,7 +37,7 @@ from .codecs import decode_bytes, decode_strict, single_byte
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .data.whatwg import NO_CODE_POINT, SINGLE_BYTE
-from .detection import loops, pairs, quotes
+from .detection import loops, pairs, signs
 from .detection.model import script
 from .mojibake import legacy_reading_looks_double_encoded
 
@@ -269,8 +269,8 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
     The mirror of that case, a page with no capital at all, is told by its letter pairs (``detection.pairs``):
     between two Cyrillic encodings, a rival that leads at all gains ``PAIR_WEIGHT`` times the difference of the two
     readings' pair evidence (negative when the rival's reading is the scrambled one, as for a page truly in
-    capitals).  Before the pairs, each reading pays ``UNCLOSED_NATS`` for each quotation mark it opens and never
-    closes (``detection.quotes``): x-mac-cyrillic's capitals are windows-1251's quotation marks.
+    capitals).  Before the pairs, each reading pays for its signs where a sibling has capitals (``_sign_costs``):
+    x-mac-cyrillic's capitals are windows-1251's quotation marks and dashes, and the other way round.
     """
     likelihoods = scored.likelihoods
     rivals = sorted((e for e in likelihoods if e != declared), key=likelihoods.__getitem__, reverse=True)
@@ -278,7 +278,7 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
     capitals, inverted = _case(scored, declared)
     paired = declared in _PAIRED
     declared_pairs: float | None = None
-    declared_unclosed: int | None = None
+    declared_signs: float | None = None
     best: tuple[str, float] = (declared, 0.0)
     for rank, rival in enumerate(rivals):
         if (inverted or paired) and rank == CASE_RIVALS:
@@ -292,9 +292,9 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
         if inverted:
             nats += CASE_NATS * max(0, capitals - _case(scored, rival)[0])
         if paired and rival in _PAIRED:
-            if declared_unclosed is None:
-                declared_unclosed = quotes.unclosed(_reading(scored, declared)[:PAIR_CHARACTERS])
-            nats += UNCLOSED_NATS * (declared_unclosed - quotes.unclosed(_reading(scored, rival)[:PAIR_CHARACTERS]))
+            if declared_signs is None:
+                declared_signs = _sign_costs(scored, declared)
+            nats += declared_signs - _sign_costs(scored, rival)
         if paired and rival in _PAIRED and nats > 0:
             if declared_pairs is None:
                 declared_pairs = pairs.evidence(_reading(scored, declared)[:PAIR_CHARACTERS])
@@ -309,12 +309,6 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
 #: 3.7, 1.3% wrong and clean without pairs; 2.0, 1.3, 0.9% at 2.0, pairs bounded at 2.0 or 4.0 alike; true labels
 #: unchanged).
 PAIR_WEIGHT = 2.0
-#: What a quotation mark that opens and never closes (``detection.quotes``) costs a reading, in a doubt between two
-#: Cyrillic encodings: about the log-odds of a stray mark, log(1e-3).  On bench/false_declared.py's ``tune`` half,
-#: seeds 2-5 (2,400 pages a row), false sibling labels at 16/32/64 non-ASCII characters went from 86/49/31 wrong and
-#: clean to 55/30/21 (x-mac-cyrillic served as windows-1251: "‘корее" for "Скорее"), true labels unchanged (1/1/1
-#: quarantined); log(1e-2) gave 61/31/26.
-UNCLOSED_NATS = 6.9
 #: The pairs are read in this many characters of each reading (from the window's start): hundreds of pairs, tens of
 #: nats either way, at a bounded cost (the pairs are counted in Python, ~0.1 us a character).
 PAIR_CHARACTERS = 512
@@ -324,6 +318,24 @@ _PAIRED = frozenset(
     for encoding, languages in detection.LANGUAGES.items()
     if encoding in SINGLE_BYTE and set(languages) <= pairs.LANGUAGES
 )
+
+#: What a quotation mark that opens and never closes (``detection.signs``) costs a reading, in a doubt between two
+#: Cyrillic encodings: about the log-odds of a stray mark, log(1e-3).  On bench/false_declared.py's ``tune`` half,
+#: seeds 2-5 (2,400 pages a row), false sibling labels at 16/32/64 non-ASCII characters went from 86/49/31 wrong and
+#: clean to 55/30/21 (x-mac-cyrillic served as windows-1251: "‘корее" for "Скорее"), true labels unchanged (1/1/1
+#: quarantined); log(1e-2) gave 61/31/26.
+UNCLOSED_NATS = 6.9
+#: ... and what a one-letter word in capitals in mid-sentence costs it (``signs.lone_capitals``): log(0.01).  On the
+#: same pages, with the quotation marks, false sibling labels went from 55/30/21 to 50/21/17 wrong and clean, and
+#: true labels from 1/1/1 to 0/0/0 quarantined (log(1e-3) alike, log(0.1) 52/26/18 and 0/0/0).  Most of that
+#: change is the benchmark's emptied placeholders ("„ “" read as windows-1251 is "Ч Т"); the rest are dashes.
+LONE_CAPITAL_NATS = 4.6
+
+
+def _sign_costs(scored: detection.Scores, encoding: str) -> float:
+    """What *encoding*'s reading pays for its signs where a sibling has capitals, in its first ``PAIR_CHARACTERS``."""
+    text = _reading(scored, encoding)[:PAIR_CHARACTERS]
+    return UNCLOSED_NATS * signs.unclosed_quotes(text) + LONE_CAPITAL_NATS * signs.lone_capitals(text)
 
 
 def _reading(scored: detection.Scores, encoding: str) -> str:

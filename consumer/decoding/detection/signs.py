@@ -1,10 +1,17 @@
-"""Quotation marks: what a text opens, it closes.
+"""Signs where a sibling has capitals: what tells x-mac-cyrillic and windows-1251 apart.
 
-x-mac-cyrillic keeps its capitals where windows-1251 keeps its quotation marks (0x80-0x9F), so a page in
-x-mac-cyrillic read as windows-1251 differs from the truth only at its capitals, and often at one or two: "Скорее"
-is "‘корее", "Вам" "‚ам", "Дали" "„али".  Letter by letter the two readings are near (a quotation mark is about as
-likely as a rare capital), but a quotation mark that opens and is never closed is not text.  ``unclosed`` counts
-them, per kind of mark: it adds to the doubt between two Cyrillic encodings (contradiction.py), as letter pairs do.
+The two encodings put their small letters on the same bytes (but "я"), and each keeps its capitals where the other
+keeps signs: x-mac-cyrillic's capitals (0x80-0x9F) are windows-1251's quotation marks, dashes and Serbian letters,
+and x-mac-cyrillic's dashes, quotation marks and guillemets (0xC7-0xD7) are windows-1251's capitals.  A page in one
+read as the other therefore differs from the truth only at its capitals and signs, often at one or two; letter by
+letter the two readings are near (a sign is about as likely as a rare capital).  But each misreading leaves signs and
+capitals where text does not have them, and these count them, for the doubt between two Cyrillic encodings
+(contradiction.py), as letter pairs do:
+
+- ``unclosed_quotes``: quotation marks that open and never close.  "Скорее" read as windows-1251 is "‘корее",
+  "Дали" "„али", "В момента" "‚ момента".
+- ``lone_capitals``: a capital standing alone as a word after a small letter's word, where text has a spaced
+  dash.  "полска — многоезична" read as windows-1251 is "полска С многоезична".
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ _MARKS = re.compile("[" + "".join(_KIND) + "]")
 REACH = 32
 
 
-def unclosed(text: str) -> int:
+def unclosed_quotes(text: str) -> int:
     """How many of *text*'s quotation marks open and are never closed after them.
 
     A mark that may open or close ("“", "‘") opens when a letter follows it and no letter precedes it; a mark that
@@ -44,3 +51,14 @@ def unclosed(text: str) -> int:
             marks.pop()
     end = len(text) - REACH
     return sum(at < end for marks in opened for at in marks)
+
+
+#: A Cyrillic capital after a small Cyrillic letter and a space, and before no letter or digit: a one-letter word
+#: in capitals in mid-sentence.  Text has a few ("витамин С", "точка А"); a spaced dash, a numero sign or an emptied
+#: pair of quotation marks of x-mac-cyrillic read as windows-1251 has one each (" — " is " С ", " № " is " Ь ").
+_LONE_CAPITAL = re.compile(r"(?<=[а-џ] )[Ѐ-Я](?!\w)")
+
+
+def lone_capitals(text: str) -> int:
+    """How many one-letter words in Cyrillic capitals *text* has in mid-sentence, after a word in small letters."""
+    return len(_LONE_CAPITAL.findall(text))
