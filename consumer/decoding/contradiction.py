@@ -269,7 +269,7 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
     The mirror of that case, a page with no capital at all, is told by its letter pairs (``detection.pairs``):
     between two Cyrillic encodings, a rival that leads at all gains ``PAIR_WEIGHT`` times the difference of the two
     readings' pair evidence (negative when the rival's reading is the scrambled one, as for a page truly in
-    capitals).  Before the pairs, each reading pays for its signs where a sibling has capitals (``_sign_costs``):
+    capitals).  With the pairs, each reading pays for its signs where a sibling has capitals (``_sign_costs``):
     x-mac-cyrillic's capitals are windows-1251's quotation marks and dashes, and the other way round.
     """
     likelihoods = scored.likelihoods
@@ -291,11 +291,10 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
         nats = likelihood - declared_likelihood
         if inverted:
             nats += CASE_NATS * max(0, capitals - _case(scored, rival)[0])
-        if paired and rival in _PAIRED:
+        if paired and rival in _PAIRED and nats > 0:  # a rival that leads at all: what scores' early stop lets by
             if declared_signs is None:
                 declared_signs = _sign_costs(scored, declared)
             nats += declared_signs - _sign_costs(scored, rival)
-        if paired and rival in _PAIRED and nats > 0:
             if declared_pairs is None:
                 declared_pairs = pairs.evidence(_reading(scored, declared)[:PAIR_CHARACTERS])
             nats += PAIR_WEIGHT * (pairs.evidence(_reading(scored, rival)[:PAIR_CHARACTERS]) - declared_pairs)
@@ -320,15 +319,15 @@ _PAIRED = frozenset(
 )
 
 #: What a quotation mark that opens and never closes (``detection.signs``) costs a reading, in a doubt between two
-#: Cyrillic encodings: about the log-odds of a stray mark, log(1e-3).  On bench/false_declared.py's ``tune`` half,
-#: seeds 2-5 (2,400 pages a row), false sibling labels at 16/32/64 non-ASCII characters went from 86/49/31 wrong and
-#: clean to 55/30/21 (x-mac-cyrillic served as windows-1251: "‘корее" for "Скорее"), true labels unchanged (1/1/1
-#: quarantined); log(1e-2) gave 61/31/26.
+#: Cyrillic encodings: about the log-odds of a stray mark, log(1e-3) ...
 UNCLOSED_NATS = 6.9
-#: ... and what a one-letter word in capitals in mid-sentence costs it (``signs.lone_capitals``): log(0.01).  On the
-#: same pages, with the quotation marks, false sibling labels went from 55/30/21 to 50/21/17 wrong and clean, and
-#: true labels from 1/1/1 to 0/0/0 quarantined (log(1e-3) alike, log(0.1) 52/26/18 and 0/0/0).  Most of that
-#: change is the benchmark's emptied placeholders ("„ “" read as windows-1251 is "Ч Т"); the rest are dashes.
+#: ... and what a one-letter word in capitals in mid-sentence costs it (``signs.lone_capitals``): log(0.01).
+#: On bench/false_declared.py's ``tune`` half, Cyrillic encodings, seeds 2-5 (2,400 pages a row), false sibling labels
+#: at 16/32/64 non-ASCII characters went from 86/49/31 wrong and clean to 50/23/19 (x-mac-cyrillic served as
+#: windows-1251: "‘корее" for "Скорее", "полска С многоезична" for "полска — многоезична"), true labels from 1/1/1
+#: quarantined to 0/0/0.  Counted for rivals that trail too (which scores' early stop does not let by): quotation
+#: marks alone 55/30/21 at log(1e-3), 61/31/26 at log(1e-2); lone capitals at log(0.1) gave 52/26/18.  Most of what
+#: lone capitals add is the benchmark's emptied placeholders ("„ “" read as windows-1251 is "Ч Т"); the rest are dashes.
 LONE_CAPITAL_NATS = 4.6
 
 
