@@ -292,9 +292,10 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
         if inverted:
             nats += CASE_NATS * max(0, capitals - _case(scored, rival)[0])
         if paired and rival in _PAIRED and nats > 0:  # a rival that leads at all: what scores' early stop lets by
-            if declared_signs is None:
-                declared_signs = _sign_costs(scored, declared)
-            nats += declared_signs - _sign_costs(scored, rival)
+            if _reads_mostly_alike(scored, declared, rival):
+                if declared_signs is None:
+                    declared_signs = _sign_costs(scored, declared)
+                nats += declared_signs - _sign_costs(scored, rival)
             if declared_pairs is None:
                 declared_pairs = pairs.evidence(_reading(scored, declared)[:PAIR_CHARACTERS])
             nats += PAIR_WEIGHT * (pairs.evidence(_reading(scored, rival)[:PAIR_CHARACTERS]) - declared_pairs)
@@ -329,6 +330,14 @@ UNCLOSED_NATS = 6.9
 #: marks alone 55/30/21 at log(1e-3), 61/31/26 at log(1e-2); lone capitals at log(0.1) gave 52/26/18.  Most of what
 #: lone capitals add is the benchmark's emptied placeholders ("„ “" read as windows-1251 is "Ч Т"); the rest are dashes.
 LONE_CAPITAL_NATS = 4.6
+
+
+def _reads_mostly_alike(scored: detection.Scores, declared: str, rival: str) -> bool:
+    """Whether the two read at least half the window's non-ASCII characters alike: the signs tell apart two readings
+    that differ at capitals and signs (x-mac-cyrillic's and windows-1251's), not two wholly different ones, where a
+    mojibake rival's own signs would hide the declared reading's (UTF-8 read as windows-1251 is full of quotation
+    marks: "РџСЂРёРІРµС‚")."""
+    return 2 * scored.differing(declared, rival) <= scored.non_ascii
 
 
 def _sign_costs(scored: detection.Scores, encoding: str) -> float:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.decoding import Override, OverrideMode, decode
+from consumer.decoding import Override, OverrideMode, contradiction, decode
 from consumer.decoding.codecs import decode_bytes, decode_strict
 from consumer.decoding.codecs.single_byte import TABLES
 from consumer.decoding.contradiction import case_of_bytes, case_of_text
@@ -556,6 +556,20 @@ def test_a_true_cyrillic_label_on_a_page_with_quotation_marks_is_never_doubted(t
     decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
     assert decoded.doubted is None and quarantine_reason(decoded) is None
     assert decoded.text == body.decode(codec)
+
+
+# The signs tell apart two readings that differ at capitals and signs, not two wholly different ones: UTF-8 read as
+# windows-1251 is full of quotation marks ("РџСЂРёРІРµС‚"), and counted, a mojibake rival's own signs would hide how
+# unlike text the declared reading is.  (decode() reads valid UTF-8 as UTF-8 before it doubts; the doubt is asked.)
+MOJIBAKE_RIVALS = [
+    ("在带有输出参数的函数中不能有参数：对象缺失。", "x-mac-cyrillic"),
+    ("데이터베이스 서버 포트를 확인하십시오. 테이블에 자료를 변경할 수 없음.", "IBM866"),
+]
+
+
+@pytest.mark.parametrize(("text", "label"), MOJIBAKE_RIVALS)
+def test_a_rival_read_wholly_otherwise_pays_nothing_for_its_signs(text, label):
+    assert contradiction.doubted(page(text).encode("utf-8"), label, None) is not None
 
 
 # True pages in capitals: their rivals' readings are small letters, which the capital count must not favour.
