@@ -142,6 +142,34 @@ def utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
     return _reads_as_one_script(payload)
 
 
+def damaged_utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
+    """Whether *payload*, cleanly decoded by the legacy *declared* but not valid UTF-8, is UTF-8 with a few malformed
+    bytes that the label turns into mojibake.
+
+    A site that moved to UTF-8 and kept its legacy label keeps some legacy bytes too (an old footer's "©", a
+    record written before the move), and the label's reading of the rest is the mojibake of
+    ``utf8_under_legacy_label`` ("CafÃ© crÃ¨me"), published clean.  Such a body has, in its first ``MAX_EXAMINED``
+    bytes, ``UTF8_SEQUENCES`` multi-byte sequences or more and ``DAMAGED_MAJORITY`` times as many as malformed
+    bytes, and its UTF-8 reading's letters are of one script, but for a character a malformed byte.  Legacy text is
+    never that: in a single-byte encoding, nearly every letter beyond ASCII is a malformed byte of UTF-8 (and the
+    declaration is evidence for the legacy reading, hence more than ``resolve``'s bare majority for an undeclared
+    body).
+    """
+    if declared in _NOT_LEGACY or payload.isascii() or utf8_codec.is_valid(payload):
+        return False
+    sequences, errors = utf8_codec.counts(payload[: detection.MAX_EXAMINED])
+    if sequences < UTF8_SEQUENCES or sequences < DAMAGED_MAJORITY * errors:
+        return False
+    # Two legacy bytes side by side may form a sequence of any script ("ϩ"): one odd character a malformed byte.
+    return _reads_as_one_script(payload, outliers=errors)
+
+
+#: How many times as many multi-byte sequences as malformed bytes a body under a legacy label must have to be read
+#: as damaged UTF-8: twice ``resolve``'s bare majority for an undeclared body.  A footer's "© 2010 Société" in
+#: windows-1252 is three malformed bytes; legacy text has a malformed byte at nearly every letter beyond ASCII.
+DAMAGED_MAJORITY = 2
+
+
 #: Valid UTF-8 with this many multi-byte sequences is UTF-8 even without the mojibake signature (whose lead
 #: characters leave out scripts such as Armenian, Syriac or NKo), if its letters beyond ASCII are of one script
 #: (``_reads_as_one_script``): a true single-byte legacy page that is valid UTF-8 must have no lowercase accented
@@ -155,24 +183,28 @@ def _multi_byte_sequences(payload: bytes) -> int:
     return sequences
 
 
-def _reads_as_one_script(payload: bytes) -> bool:
-    """Whether the UTF-8 reading of *payload*'s first ``MAX_EXAMINED`` bytes (valid UTF-8) has its letters beyond ASCII
-    in one script, and no unassigned code point or control.
+def _reads_as_one_script(payload: bytes, outliers: int = 0) -> bool:
+    """Whether the UTF-8 reading of *payload*'s first ``MAX_EXAMINED`` bytes has its letters beyond ASCII in one script,
+    and no unassigned code point or control, but for *outliers* distinct characters.
 
     A double-byte legacy text is valid UTF-8 more often than a single-byte one: a GBK, Big5 or EUC-KR character
     whose lead is 0xC2-0xDF and trail 0xA1-0xBF is a two-byte UTF-8 sequence, and four short words in a row can
     all be ("缺失 前缀" in GBK is "ȱʧ ǰ" and an unassigned Hebrew code point, which even carries the signature: "È±",
     "Ç°").  Its UTF-8 reading scatters over the scripts of U+0080-U+07FF; real text is written in a script.
     """
-    text = payload[: detection.MAX_EXAMINED].decode("utf-8", "ignore")  # "ignore": a sequence cut at the end
-    scripts = set()
+    text = payload[: detection.MAX_EXAMINED].decode("utf-8", "ignore")  # "ignore": a sequence cut, a malformed byte
+    scripts: dict[str, int] = {}
+    odd = 0
     for char in set(text):  # each character once: the loop is over an alphabet, not the text
+        if char < "\x80":
+            continue
         category = unicodedata.category(char)
-        if char >= "\x80" and category in ("Cn", "Cc", "Co"):
-            return False
-        if char >= "\x80" and category in _SCRIPT_LETTERS:
-            scripts.add(script(char))
-    return len(scripts) <= 1
+        if category in ("Cn", "Cc", "Co"):
+            odd += 1
+        elif category in _SCRIPT_LETTERS:
+            name = script(char)
+            scripts[name] = scripts.get(name, 0) + 1
+    return odd + sum(scripts.values()) - max(scripts.values(), default=0) <= outliers
 
 
 def _reads_as_plain_text(payload: bytes, declared: str) -> bool:

@@ -326,6 +326,10 @@ def _unless_contradicted(decoded: Decoded, trial: _Trial) -> Decoded:
     if contradiction.utf8_under_legacy_label(payload, declared):
         trial.note(f"{source} {declared} would read this valid UTF-8 as mojibake: read as UTF-8")
         return trial.attempt(_UTF8_OVER_DECLARATION) or decoded
+    if contradiction.damaged_utf8_under_legacy_label(payload, declared):
+        trial.note(f"{source} {declared} would read this UTF-8, but for a few malformed bytes, as mojibake: "
+                   f"read as UTF-8, those bytes replaced")  # fmt: skip
+        return trial.with_replacements(_UTF8_OVER_DECLARATION)
     if contradiction.iso_2022_jp_under_label(payload, declared):
         trial.note(f"{source} {declared} would show ISO-2022-JP's escape sequences as text: read as ISO-2022-JP")
         return trial.attempt(_ISO_2022_JP_ESCAPES) or decoded

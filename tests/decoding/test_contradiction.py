@@ -15,7 +15,7 @@ from consumer.decoding import Override, OverrideMode, contradiction, decode
 from consumer.decoding.codecs import decode_bytes, decode_strict
 from consumer.decoding.codecs.single_byte import TABLES
 from consumer.decoding.contradiction import case_of_bytes, case_of_text
-from consumer.processor.route import DECLARATION_DOUBTED, quarantine_reason
+from consumer.processor.route import DECLARATION_DOUBTED, LOSSY, quarantine_reason
 
 from resolve_samples import meta, page
 
@@ -170,6 +170,42 @@ def test_an_override_is_never_second_guessed():
     force = Override("www.example.com", "windows-1252", OverrideMode.FORCE, "the site says so", _REVIEW, "ops")
     decoded = decode(CAFE.encode("utf-8"), "text/html", "https://www.example.com/", [force])
     assert (decoded.encoding, decoded.source) == ("windows-1252", "override") and decoded.mojibake_suspected
+
+
+# UTF-8 with a few legacy bytes left in it (an old footer, a record written before the move) under the site's
+# left-over legacy label: its label published "CafÃ© crÃ¨me" clean, the damage hiding the UTF-8.  Read as UTF-8,
+# the legacy bytes replaced: lossy, so quarantined with its raw bytes, never published as mojibake.
+#: (text in UTF-8, the legacy bytes put in it, the left-over label, its encoding)
+DAMAGED_UTF8 = [
+    ("Café crème brûlée, déjà vu à la française, naïve façade.", "é".encode("cp1252"), "iso-8859-1", "windows-1252"),
+    ("Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg.", "ł".encode("cp1250"), "iso-8859-2", "ISO-8859-2"),
+    ("Привет! Это пример обычного текста на русском языке.", "я".encode("cp1251"), "windows-1251", "windows-1251"),
+    ("Привет! Это пример обычного текста на русском языке.", b"\xff", "koi8-r", "KOI8-R"),
+    ("中华人民共和国是一个历史悠久的国家，人口众多。", b"\xff", "windows-1252", "windows-1252"),
+    ("Grüße aus München und Köln, schöne Straße.", "© 2010 Société".encode("cp1252"), "windows-1252", "windows-1252"),
+]
+
+
+@pytest.mark.parametrize(("text", "legacy", "label", "encoding"), DAMAGED_UTF8)
+def test_utf8_with_a_few_legacy_bytes_under_a_left_over_label_is_read_as_utf8_and_quarantined(
+    text, legacy, label, encoding
+):
+    body = page(text).encode("utf-8").replace(b"</p>", b" " + legacy + b"</p>")
+    assert decode_strict(encoding, body) is not None  # the label alone would publish mojibake, clean
+    decoded = decode(body, f"text/html; charset={label}")
+    expected = body.decode("utf-8", "replace")
+    assert (decoded.encoding, decoded.source, decoded.text) == ("UTF-8", "utf-8-over-declaration", expected)
+    assert decoded.replacements == expected.count("\ufffd") > 0 and quarantine_reason(decoded) == LOSSY
+    assert any("but for a few malformed bytes" in conflict for conflict in decoded.conflicts)
+
+
+def test_a_true_windows_1252_page_of_mojibake_examples_is_not_read_as_damaged_utf8():
+    # Its examples ("cafÃ©", "Ã©tÃ©") are UTF-8 sequences; its own accents, more of them, are malformed bytes.
+    text = "Le mot « café » s’affiche « cafÃ© » quand l’UTF-8 est lu en Latin-1, et « été » « Ã©tÃ© »."
+    body = page(text).encode("cp1252")
+    assert not contradiction.damaged_utf8_under_legacy_label(body, "windows-1252")
+    decoded = decode(body, "text/html; charset=windows-1252")
+    assert (decoded.encoding, decoded.text, decoded.doubted) == ("windows-1252", page(text), None)
 
 
 # -- 2. ISO-2022-JP under an ASCII-compatible label -------------------------------------------------
