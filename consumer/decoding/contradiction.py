@@ -148,12 +148,12 @@ def damaged_utf8_under_legacy_label(payload: bytes, declared: str) -> bool:
 
     A site that moved to UTF-8 and kept its legacy label keeps some legacy bytes too (an old footer's "©", a
     record written before the move), and the label's reading of the rest is the mojibake of
-    ``utf8_under_legacy_label`` ("CafÃ© crÃ¨me"), published clean.  Such a body has, in ``DAMAGED_WINDOW`` bytes from
-    its first byte beyond ASCII, ``UTF8_SEQUENCES`` multi-byte sequences or more and ``DAMAGED_MAJORITY`` times as many as malformed
-    bytes, and its UTF-8 reading's letters are of one script, but for a character a malformed byte.  Legacy text is
-    never that: in a single-byte encoding, nearly every letter beyond ASCII is a malformed byte of UTF-8 (and the
-    declaration is evidence for the legacy reading, hence more than ``resolve``'s bare majority for an undeclared
-    body).
+    ``utf8_under_legacy_label`` ("CafÃ© crÃ¨me"), published clean.  Such a body has, in ``DAMAGED_WINDOW`` bytes
+    from its first byte beyond ASCII, ``UTF8_SEQUENCES`` multi-byte sequences or more and ``DAMAGED_MAJORITY`` times
+    as many as malformed bytes, and its UTF-8 reading's letters are of one script, but for a character a malformed
+    byte.  Legacy text is never that: in a single-byte encoding, nearly every letter beyond ASCII is a malformed
+    byte of UTF-8 (and the declaration is evidence for the legacy reading, hence more than ``resolve``'s bare
+    majority for an undeclared body).
     """
     if declared in _NOT_LEGACY or payload.isascii() or utf8_codec.is_valid(payload):
         return False
