@@ -12,7 +12,9 @@ contradicts"):
    four multi-byte sequences or more.  Legacy text
    is almost never valid UTF-8 (any lowercase accented letter followed by ASCII breaks it), and the signature
    asks more: sequences of the kinds real text is made of.  A true windows-1252 page whose few high bytes happen
-   to form UTF-8 ("IRMÃ”", "CAFÉ’s") has no strong sequence and is left alone.  The body is read as UTF-8.
+   to form UTF-8 ("IRMÃ”", "CAFÉ’s") has no strong sequence and is left alone.  The body is read as UTF-8.  So is
+   one that is UTF-8 but for a few legacy bytes left in it (``damaged_utf8_under_legacy_label``), those bytes
+   replaced: lossy, so the processor quarantines it, where the label's reading was mojibake published clean.
 2. *ISO-2022-JP under an ASCII-compatible label* (``iso_2022_jp_under_label``): ISO-2022-JP is 7-bit, so any
    ASCII-compatible label decodes it cleanly, escape sequences and all.  A 7-bit body whose escapes decode
    strictly as ISO-2022-JP to Japanese is read as ISO-2022-JP.

@@ -315,10 +315,11 @@ _ISO_2022_JP_ESCAPES = Candidate("detector", "ISO-2022-JP", 0.99)
 def _unless_contradicted(decoded: Decoded, trial: _Trial) -> Decoded:
     """*decoded*, a clean decode by the first candidate of ``declarations``, unless the body contradicts it.
 
-    UTF-8 under a legacy label that turns it into mojibake is read as UTF-8, and ISO-2022-JP under an
-    ASCII-compatible label as ISO-2022-JP: each decodes strictly, which the label's mojibake cannot tell
-    apart from text.  A legacy reading the detection model finds far less likely than another's stays, but
-    ``doubted`` (the processor quarantines it).  docs/decoding.md, "Declarations the body contradicts".
+    UTF-8 under a legacy label that turns it into mojibake is read as UTF-8 (with a few malformed bytes, those
+    replaced: lossy), and ISO-2022-JP under an ASCII-compatible label as ISO-2022-JP: structure the label's
+    mojibake cannot tell apart from text.  A legacy reading the detection model finds far less likely than
+    another's stays, but ``doubted`` (the processor quarantines it).  docs/decoding.md, "Declarations the body
+    contradicts".
     """
     source, declared, payload = decoded.source, decoded.encoding, trial.response.payload
     if source not in _DECLARING:
