@@ -494,57 +494,6 @@ def test_an_iso_8859_7_page_with_its_quotes_is_never_doubted(text):
     assert decoded.text == body.decode("iso8859_7")
 
 
-# A sibling's page gives itself away by one neighbour text never has.  KOI8-U reads Russian as KOI8-R does, but its
-# "ї" is KOI8-R's "╖": a Ukrainian page whose one letter KOI8-R lacks has a box-drawing character inside a word under
-# a KOI8-R label.  x-mac-cyrillic's capitals are windows-1251's signs, its small letters the same bytes: "Иран" read as
-# windows-1251 is "€ран", a euro sign before a word.
-#: (text, its codec, the false label's codec, the false label, the true label, its WHATWG name, characters read apart)
-GIVEN_AWAY_BY_A_NEIGHBOUR = [
-    ("Помилка запису: файл закрито, повторна спроба через хвилину. Країна", "koi8_u", "koi8_r", "koi8-r", "koi8-u",
-     "KOI8-U", 1),
-    ("Колона кесаваї: не можна використовувати файл прихованих паролив", "koi8_u", "koi8_r", "koi8-r", "koi8-u",
-     "KOI8-U", 1),
-    ("Иран Изместване на фокус индонезийска — арабска, пегон, фонетична филипинска", "mac_cyrillic", "cp1251",
-     "windows-1251", "x-mac-cyrillic", "x-mac-cyrillic", 3),
-]  # fmt: skip
-#: True pages with those characters where text has them: box-drawing characters beside one another and spaces, euro
-#: signs before and after numbers; and the direction marks (U+200E, U+200F: windows-1255's and windows-1256's 0xFD and
-#: 0xFE) of Hebrew and Arabic text, which the model's counts lack: a true windows-1255 page with a few was doubted.
-BOX_ART = "┌────────────┐\n│ Привет, мир │\n└────────────┘ Таблица результатов: всё хорошо, данные сохранены."
-EUROS = "Цена: €100 или 95 € на брой; доставка — 5 €, общо € 105. Евро е валута."
-NEIGHBOURS_IN_PLACE = [
-    (BOX_ART, "koi8_r", "koi8-r"),
-    (BOX_ART, "koi8_u", "koi8-u"),
-    (BOX_ART, "cp866", "ibm866"),
-    (EUROS, "cp1251", "windows-1251"),
-    ("Prix : €100 ou 95 € la pièce ; livraison 5 €, total € 105. L’euro.", "cp1252", "windows-1252"),
-    ("\u200fשלום עולם\u200f \u200e(Windows)\u200e \u200fבדיקה\u200f", "cp1255", "windows-1255"),
-    ("\u200fمرحبا\u200f \u200e(Linux)\u200e \u200fبالعالم\u200f", "cp1256", "windows-1256"),
-]
-
-
-@pytest.mark.parametrize(
-    ("text", "codec", "false_codec", "false_label", "true_label", "true", "apart"), GIVEN_AWAY_BY_A_NEIGHBOUR
-)
-def test_a_sibling_s_page_is_doubted_on_one_implausible_neighbour(
-    text, codec, false_codec, false_label, true_label, true, apart
-):
-    body = page(text).encode(codec)
-    assert sum(a != b for a, b in zip(body.decode(codec), body.decode(false_codec), strict=True)) == apart
-    decoded = decode(body, f"text/html; charset={false_label}", "https://www.example.com/")
-    assert decoded.doubted == true and quarantine_reason(decoded) == DECLARATION_DOUBTED
-    decoded = decode(body, f"text/html; charset={true_label}", "https://www.example.com/")
-    assert decoded.doubted is None and quarantine_reason(decoded) is None
-
-
-@pytest.mark.parametrize(("text", "codec", "label"), NEIGHBOURS_IN_PLACE, ids=[label for _, _, label in NEIGHBOURS_IN_PLACE])
-def test_a_true_label_on_a_page_with_those_characters_in_place_is_never_doubted(text, codec, label):
-    body = page(text).encode(codec)
-    decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
-    assert decoded.doubted is None and quarantine_reason(decoded) is None
-    assert decoded.text == body.decode(codec)
-
-
 # x-mac-cyrillic keeps its capitals where windows-1251 keeps its quotation marks, its small letters on the same bytes
 # (but "я"): a page whose one capital starts it reads under a windows-1251 label as a quotation mark that opens and
 # never closes ("„али", "‚ключване"), the only character read apart.  Letter by letter the two readings are near.
@@ -573,21 +522,58 @@ QUOTED = [
 ]
 
 
+# A sibling's page gives itself away by one neighbour text never has.  KOI8-U reads Russian as KOI8-R does, but its
+# "ї" is KOI8-R's "╖": a Ukrainian page whose one letter KOI8-R lacks has a box-drawing character inside a word under
+# a KOI8-R label.  x-mac-cyrillic's capitals are windows-1251's signs, its small letters the same bytes: "Иран" read as
+# windows-1251 is "€ран", a euro sign before a word.
+#: (text, its codec, the false label's codec, the false label, the true label, its WHATWG name, characters read apart)
+GIVEN_AWAY_BY_A_NEIGHBOUR = [
+    ("Помилка запису: файл закрито, повторна спроба через хвилину. Країна", "koi8_u", "koi8_r", "koi8-r", "koi8-u",
+     "KOI8-U", 1),
+    ("Колона кесаваї: не можна використовувати файл прихованих паролив", "koi8_u", "koi8_r", "koi8-r", "koi8-u",
+     "KOI8-U", 1),
+    ("Иран Изместване на фокус индонезийска — арабска, пегон, фонетична филипинска", "mac_cyrillic", "cp1251",
+     "windows-1251", "x-mac-cyrillic", "x-mac-cyrillic", 3),
+    *((text, "mac_cyrillic", "cp1251", "windows-1251", "x-mac-cyrillic", "x-mac-cyrillic", 1)
+      for text in ONE_CAPITAL_READ_AS_A_QUOTE),
+    *((text, "mac_cyrillic", "cp1251", "windows-1251", "x-mac-cyrillic", "x-mac-cyrillic", 2)
+      for text in DASH_AND_CAPITAL_READ_AS_SIGNS),
+]  # fmt: skip
+#: True pages with those characters where text has them: box-drawing characters beside one another and spaces, euro
+#: signs before and after numbers; and the direction marks (U+200E, U+200F: windows-1255's and windows-1256's 0xFD and
+#: 0xFE) of Hebrew and Arabic text, which the model's counts lack: a true windows-1255 page with a few was doubted.
+BOX_ART = "┌────────────┐\n│ Привет, мир │\n└────────────┘ Таблица результатов: всё хорошо, данные сохранены."
+EUROS = "Цена: €100 или 95 € на брой; доставка — 5 €, общо € 105. Евро е валута."
+NEIGHBOURS_IN_PLACE = [
+    (BOX_ART, "koi8_r", "koi8-r"),
+    (BOX_ART, "koi8_u", "koi8-u"),
+    (BOX_ART, "cp866", "ibm866"),
+    (EUROS, "cp1251", "windows-1251"),
+    ("Prix : €100 ou 95 € la pièce ; livraison 5 €, total € 105. L’euro.", "cp1252", "windows-1252"),
+    ("\u200fשלום עולם\u200f \u200e(Windows)\u200e \u200fבדיקה\u200f", "cp1255", "windows-1255"),
+    ("\u200fمرحبا\u200f \u200e(Linux)\u200e \u200fبالعالم\u200f", "cp1256", "windows-1256"),
+    *((text, codec, label)
+      for text in QUOTED
+      for codec, label in [("cp1251", "windows-1251"), ("mac_cyrillic", "x-mac-cyrillic")]),
+]
+
+
 @pytest.mark.parametrize(
-    ("text", "apart"), [*((text, 1) for text in ONE_CAPITAL_READ_AS_A_QUOTE), *((text, 2) for text in DASH_AND_CAPITAL_READ_AS_SIGNS)]
+    ("text", "codec", "false_codec", "false_label", "true_label", "true", "apart"), GIVEN_AWAY_BY_A_NEIGHBOUR
 )
-def test_an_x_mac_cyrillic_page_under_a_windows_1251_label_is_doubted_on_signs_where_it_has_capitals(text, apart):
-    body = page(text).encode("mac_cyrillic")
-    assert sum(a != b for a, b in zip(body.decode("mac_cyrillic"), body.decode("cp1251"), strict=True)) == apart
-    decoded = decode(body, "text/html; charset=windows-1251", "https://www.example.com/")
-    assert decoded.doubted == "x-mac-cyrillic" and quarantine_reason(decoded) == DECLARATION_DOUBTED
-    decoded = decode(body, "text/html; charset=x-mac-cyrillic", "https://www.example.com/")
-    assert decoded.doubted is None and decoded.text == body.decode("mac_cyrillic")
+def test_a_sibling_s_page_is_doubted_on_one_implausible_neighbour(
+    text, codec, false_codec, false_label, true_label, true, apart
+):
+    body = page(text).encode(codec)
+    assert sum(a != b for a, b in zip(body.decode(codec), body.decode(false_codec), strict=True)) == apart
+    decoded = decode(body, f"text/html; charset={false_label}", "https://www.example.com/")
+    assert decoded.doubted == true and quarantine_reason(decoded) == DECLARATION_DOUBTED
+    decoded = decode(body, f"text/html; charset={true_label}", "https://www.example.com/")
+    assert decoded.doubted is None and quarantine_reason(decoded) is None and decoded.text == body.decode(codec)
 
 
-@pytest.mark.parametrize("text", QUOTED)
-@pytest.mark.parametrize(("codec", "label"), [("cp1251", "windows-1251"), ("mac_cyrillic", "x-mac-cyrillic")])
-def test_a_true_cyrillic_label_on_a_page_with_quotation_marks_is_never_doubted(text, codec, label):
+@pytest.mark.parametrize(("text", "codec", "label"), NEIGHBOURS_IN_PLACE, ids=[label for _, _, label in NEIGHBOURS_IN_PLACE])
+def test_a_true_label_on_a_page_with_those_characters_in_place_is_never_doubted(text, codec, label):
     body = page(text).encode(codec)
     decoded = decode(body, f"text/html; charset={label}", "https://www.example.com/")
     assert decoded.doubted is None and quarantine_reason(decoded) is None
