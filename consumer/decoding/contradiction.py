@@ -39,7 +39,7 @@ from .codecs import decode_bytes, decode_strict, single_byte
 from .codecs import utf8 as utf8_codec
 from .codecs.iso_2022_jp import SWITCHING_ESCAPE
 from .data.whatwg import NO_CODE_POINT, SINGLE_BYTE
-from .detection import loops, pairs, signs
+from .detection import loops, names, pairs, signs
 from .detection.model import script
 from .mojibake import legacy_reading_looks_double_encoded
 
@@ -285,15 +285,33 @@ def doubted(payload: bytes, declared: str, tld: str | None, evidence: int = DOUB
         return None  # the declared encoding fails on the window itself: not this module's case
     # Likelihoods, not scores: how common an encoding is on undeclared pages (the priors) and what the TLD
     # hints are no evidence against what a page declares; how its text reads is.
-    favoured, nats = _strongest_rival(scored, declared, declared_likelihood)
-    apart = scored.differing(favoured, declared)
-    if apart == 0 or nats < DOUBT_NATS or nats < DOUBT_NATS_PER_CHARACTER * apart:
-        return None
-    return Doubt(favoured, nats, apart, scored.non_ascii)
+    passed_over: set[str] = set()
+    while True:
+        favoured, nats = _strongest_rival(scored, declared, declared_likelihood, passed_over)
+        apart = scored.differing(favoured, declared)
+        if not _far_enough(nats, apart):
+            return None
+        # Between two Latin encodings, the names both read alike may lend the declared reading what its language
+        # lacks (detection/names.py); asked only of a doubt in reach, as the words are read in Python.  A rival
+        # that no longer leads enough is passed over for the next: another sibling may still give the lie away.
+        allowance = names.allowance(
+            declared, favoured, _reading(scored, declared), _reading(scored, favoured), scored.histogram
+        )
+        if _far_enough(nats - allowance, apart):
+            return Doubt(favoured, nats - allowance, apart, scored.non_ascii)
+        passed_over.add(favoured)
 
 
-def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihood: float) -> tuple[str, float]:
-    """The encoding whose reading beats the declared one's by the most nats, and by how many.
+def _far_enough(nats: float, apart: int) -> bool:
+    """Whether a rival's lead of *nats*, over readings that differ at *apart* characters, doubts a declaration."""
+    return apart > 0 and nats >= DOUBT_NATS and nats >= DOUBT_NATS_PER_CHARACTER * apart
+
+
+def _strongest_rival(
+    scored: detection.Scores, declared: str, declared_likelihood: float, passed_over: set[str]
+) -> tuple[str, float]:
+    """The encoding whose reading beats the declared one's by the most nats, and by how many, of those not
+    *passed_over*.
 
     A rival must read the window: a single-byte encoding that has no character for one of its bytes would
     decode the page with an error, so it is never the truth a clean declaration hides (ISO-8859-8 has no
@@ -315,7 +333,7 @@ def _strongest_rival(scored: detection.Scores, declared: str, declared_likelihoo
     """
     likelihoods = scored.likelihoods
     rivals = sorted((e for e in likelihoods if e != declared), key=likelihoods.__getitem__, reverse=True)
-    rivals = [rival for rival in rivals if _reads_window(scored, rival)]
+    rivals = [rival for rival in rivals if rival not in passed_over and _reads_window(scored, rival)]
     capitals, inverted = _case(scored, declared)
     paired = declared in _PAIRED
     declared_pairs: float | None = None

@@ -351,6 +351,67 @@ def test_a_lithuanian_page_under_another_label_is_doubted(text, false_label):
     assert decoded.doubted == "windows-1257" and quarantine_reason(decoded) == DECLARATION_DOUBTED
 
 
+# Dutch sentences written for these tests between names that Faker makes up for other locales, their letters kept
+# (detection/names.py).  The names read alike under windows-1250, and Slovak or Hungarian has their letters where
+# Dutch has not: each page was doubted as windows-1250 ("geďnstalleerd"), by 27 to 44 nats.
+FOREIGN_NAMES = [
+    (
+        "De instellingen beïnvloeden alle gebruikers. Jyväskylä, Kisszékfalu, Žáková. Het archief bevat één bestand. "
+        "Gülmisalburgh, Orsós, Évora. De financiële gegevens zijn bijgewerkt. Sigsteinnsdóttir, Rácz, Hajdúgyörgyvég."
+    ),
+    (
+        "Het archief bevat één bestand. Gascón, Ruská Nová Ves, Tønder. Het pakket is geïnstalleerd. Štôla, Póvoa de "
+        "Varzim, Németh. Deze kaart toont de gemeenten van het land. Schwäbisch Gmünd, Štôla, Mathiasstrøm."
+    ),
+    (
+        "De financiële gegevens zijn bijgewerkt. Hölzenbecher, Blümel, Plánice. Het archief bevat één bestand. Horná "
+        "Lehota, Hämeenlinna, Väänänen. De instellingen beïnvloeden alle gebruikers. Terezín, Jelínková, Németh."
+    ),
+]
+
+
+@pytest.mark.parametrize("text", FOREIGN_NAMES)
+@pytest.mark.parametrize("url", ["https://www.example.com/", None])
+def test_a_true_label_on_a_page_of_foreign_names_is_not_doubted(text, url):
+    body = page(text).encode("cp1252")
+    decoded = decode(body, "text/html; charset=windows-1252", url)
+    assert decoded.doubted is None and quarantine_reason(decoded) is None
+    assert decoded.text == page(text)
+
+
+# The same names in lies: the running text's letters that the two labels read apart still give each away.
+CZECH_WITH_NAMES = (
+    "Balíček je nainstalován a připraven. Města v seznamu: Jyväskylä, Évora, Kisszékfalu. Soubor obsahuje jeden "
+    "záznam, který nelze přečíst. Nastavení ovlivňuje všechny uživatele této počítačové sítě."
+)
+LITHUANIAN_WITH_NAMES = (
+    "Paketas įdiegtas ir paruoštas. Miestai sąraše: Jyväskylä, Évora, Kisszékfalu. Failas turi vieną įrašą, kurio "
+    "negalima perskaityti. Nustatymai veikia visus šio kompiuterio naudotojus. Klaida skaitant failą; pakeitimai "
+    "neišsaugoti, nes diskas užpildytas. Ištrinkite nereikalingus įrašus ir bandykite dar kartą."
+)
+TURKISH_WITH_NAMES = (
+    "Paket kuruldu ve hazır. Listedeki şehirler: Jyväskylä, Évora, Kisszékfalu. Dosya okunamayan bir kayıt "
+    "içeriyor. Ayarlar bu bilgisayarın tüm kullanıcılarını etkiler. Dosya okunurken hata oluştu; değişiklikler "
+    "kaydedilmedi."
+)
+FRENCH_WITH_NAMES = (
+    "Le paquet est installé à côté des autres. Villes de la liste : Jyväskylä, Évora, Kisszékfalu. Le fichier "
+    "contient un enregistrement. Ce réglage s’applique à tous les utilisateurs, même ceux qui n’ont pas été créés."
+)
+NAMES_IN_LIES = [
+    (CZECH_WITH_NAMES, "cp1250", "windows-1252", "windows-1250"),
+    (LITHUANIAN_WITH_NAMES, "cp1257", "windows-1252", "windows-1257"),
+    (TURKISH_WITH_NAMES, "cp1254", "windows-1252", "windows-1254"),
+    (FRENCH_WITH_NAMES, "cp1252", "windows-1250", "windows-1252"),
+]
+
+
+@pytest.mark.parametrize(("text", "codec", "false_label", "true_label"), NAMES_IN_LIES)
+def test_a_lie_on_a_page_of_foreign_names_is_still_doubted(text, codec, false_label, true_label):
+    decoded = decode(page(text).encode(codec), f"text/html; charset={false_label}", "https://www.example.com/")
+    assert decoded.doubted == true_label and quarantine_reason(decoded) == DECLARATION_DOUBTED
+
+
 # Sentences written for these tests, each in a language its encoding is used for.
 TRUTHS = [
     ("Le café est très bon à Paris, où l’été dure. Déjà vu : naïve façade, élève, garçon, cœur.", "cp1252"),
