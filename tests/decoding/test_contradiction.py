@@ -425,6 +425,7 @@ TRUTHS = [
     ("Il pacchetto non è installato: perché la città è già piena, più gente può aspettare là, così è.", "cp1252"),
     ("Zijn reïntegratie in Oekraïne en Italië is geëvalueerd; de coëfficiënt van de analyse is naïef.", "cp1252"),
     *((text, "cp1252") for text in CATALAN),
+    ("Það er gott veður í dag og við förum í göngutúr niður að höfninni; börnin leika sér í garðinum.", "cp1252"),
     ("Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg to słowa, które łatwo zapisać.", "cp1250"),
     ("Příliš žluťoučký kůň úpěl ďábelské ódy; řeka teče přes město a lidé chodí pěšky.", "cp1250"),
     ("Árvíztűrő tükörfúrógép; a gyerekek öröme és az őszi szél hűvös éjszakát hozott.", "cp1250"),

@@ -27,7 +27,7 @@ _SCORING_CODECS: dict[str, str] = ENCODERS
 
 #: Candidate encoding -> the languages (keys of FREQUENCIES) written in it.
 LANGUAGES: dict[str, tuple[str, ...]] = {
-    "windows-1252": ("de", "fr", "es", "pt", "it", "nl", "da", "sv", "fi", "ca"),
+    "windows-1252": ("de", "fr", "es", "pt", "it", "nl", "da", "sv", "fi", "ca", "is"),
     "windows-1250": ("pl", "cs", "hu", "ro", "sk", "hr", "sl"),
     "ISO-8859-2": ("pl", "cs", "hu", "ro", "sk", "hr", "sl"),
     "windows-1257": ("lt", "lv", "et"),

@@ -54,6 +54,7 @@ LOCALES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "da_DK": ("da", ("windows-1252",), "dk"),
     "sv_SE": ("sv", ("windows-1252",), "se"),
     "fi_FI": ("fi", ("windows-1252",), "fi"),
+    "is_IS": ("is", ("windows-1252",), "is"),
 }
 
 _NO_SPACES = {"ja_JP", "zh_CN", "zh_TW", "th_TH"}

@@ -41,6 +41,7 @@ TEXTS = {
     "vi": to_windows_1258_form("Hà Nội là thủ đô của Việt Nam. Thành phố có nhiều hồ nước đẹp và những con phố cổ kính."),
     "uk": "Київ є столицею України. Дніпро тече через місто, а на його берегах розташовані численні парки та церкви.",
     "bg": "София е столицата на България. Градът се намира в подножието на планината Витоша и има богата история.",
+    "is": "Reykjavík er höfuðborg Íslands. Þar búa flestir landsmenn, og á sumrin er bjart nánast allan sólarhringinn.",
 }
 
 
