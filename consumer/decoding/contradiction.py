@@ -294,9 +294,7 @@ def doubted(payload: bytes, declared: str, tld: str | None, evidence: int = DOUB
         # Between two Latin encodings, the names both read alike may lend the declared reading what its language
         # lacks (detection/names.py); asked only of a doubt in reach, as the words are read in Python.  A rival
         # that no longer leads enough is passed over for the next: another sibling may still give the lie away.
-        allowance = names.allowance(
-            declared, favoured, _reading(scored, declared), _reading(scored, favoured), scored.histogram
-        )
+        allowance = names.allowance(declared, favoured, functools.partial(_reading, scored), scored.histogram)
         if _far_enough(nats - allowance, apart):
             return Doubt(favoured, nats - allowance, apart, scored.non_ascii)
         passed_over.add(favoured)

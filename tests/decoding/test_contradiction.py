@@ -242,6 +242,27 @@ RUSSIAN = "Привет! Это пример обычного текста на 
 CHINESE_TW = "臺灣位於東亞，是一個島嶼。這裡的人們說國語和臺語，喜歡吃小吃，夜市非常熱鬧。"
 POLISH = "Zażółć gęślą jaźń. Świętość, źdźbło, ściana i śnieg: polskie litery są piękne, ale trudne."
 
+# Lies on pages that name places of other languages (detection/names.py): the running text's letters that the two
+# labels read apart still give each away.
+CZECH_WITH_NAMES = (
+    "Balíček je nainstalován a připraven. Města v seznamu: Jyväskylä, Évora, Kisszékfalu. Soubor obsahuje jeden "
+    "záznam, který nelze přečíst. Nastavení ovlivňuje všechny uživatele této počítačové sítě."
+)
+LITHUANIAN_WITH_NAMES = (
+    "Paketas įdiegtas ir paruoštas. Miestai sąraše: Jyväskylä, Évora, Kisszékfalu. Failas turi vieną įrašą, kurio "
+    "negalima perskaityti. Nustatymai veikia visus šio kompiuterio naudotojus. Klaida skaitant failą; pakeitimai "
+    "neišsaugoti, nes diskas užpildytas. Ištrinkite nereikalingus įrašus ir bandykite dar kartą."
+)
+TURKISH_WITH_NAMES = (
+    "Paket kuruldu ve hazır. Listedeki şehirler: Jyväskylä, Évora, Kisszékfalu. Dosya okunamayan bir kayıt "
+    "içeriyor. Ayarlar bu bilgisayarın tüm kullanıcılarını etkiler. Dosya okunurken hata oluştu; değişiklikler "
+    "kaydedilmedi."
+)
+FRENCH_WITH_NAMES = (
+    "Le paquet est installé à côté des autres. Villes de la liste : Jyväskylä, Évora, Kisszékfalu. Le fichier "
+    "contient un enregistrement. Ce réglage s’applique à tous les utilisateurs, même ceux qui n’ont pas été créés."
+)
+
 
 #: (text, its true encoding, the Python codec that writes it, a false label that reads it cleanly).
 FALSE_LABELS = [
@@ -251,6 +272,10 @@ FALSE_LABELS = [
         (RUSSIAN, "KOI8-R", "koi8_r", "windows-1251"),
         (POLISH, "windows-1250", "cp1250", "iso-8859-2"),
         (POLISH, "ISO-8859-2", "iso8859_2", "windows-1250"),
+        (CZECH_WITH_NAMES, "windows-1250", "cp1250", "windows-1252"),
+        (LITHUANIAN_WITH_NAMES, "windows-1257", "cp1257", "windows-1252"),
+        (TURKISH_WITH_NAMES, "windows-1254", "cp1254", "windows-1252"),
+        (FRENCH_WITH_NAMES, "windows-1252", "cp1252", "windows-1250"),
 ]
 
 
@@ -377,39 +402,6 @@ def test_a_true_label_on_a_page_of_foreign_names_is_not_doubted(text, url):
     decoded = decode(body, "text/html; charset=windows-1252", url)
     assert decoded.doubted is None and quarantine_reason(decoded) is None
     assert decoded.text == page(text)
-
-
-# The same names in lies: the running text's letters that the two labels read apart still give each away.
-CZECH_WITH_NAMES = (
-    "Balíček je nainstalován a připraven. Města v seznamu: Jyväskylä, Évora, Kisszékfalu. Soubor obsahuje jeden "
-    "záznam, který nelze přečíst. Nastavení ovlivňuje všechny uživatele této počítačové sítě."
-)
-LITHUANIAN_WITH_NAMES = (
-    "Paketas įdiegtas ir paruoštas. Miestai sąraše: Jyväskylä, Évora, Kisszékfalu. Failas turi vieną įrašą, kurio "
-    "negalima perskaityti. Nustatymai veikia visus šio kompiuterio naudotojus. Klaida skaitant failą; pakeitimai "
-    "neišsaugoti, nes diskas užpildytas. Ištrinkite nereikalingus įrašus ir bandykite dar kartą."
-)
-TURKISH_WITH_NAMES = (
-    "Paket kuruldu ve hazır. Listedeki şehirler: Jyväskylä, Évora, Kisszékfalu. Dosya okunamayan bir kayıt "
-    "içeriyor. Ayarlar bu bilgisayarın tüm kullanıcılarını etkiler. Dosya okunurken hata oluştu; değişiklikler "
-    "kaydedilmedi."
-)
-FRENCH_WITH_NAMES = (
-    "Le paquet est installé à côté des autres. Villes de la liste : Jyväskylä, Évora, Kisszékfalu. Le fichier "
-    "contient un enregistrement. Ce réglage s’applique à tous les utilisateurs, même ceux qui n’ont pas été créés."
-)
-NAMES_IN_LIES = [
-    (CZECH_WITH_NAMES, "cp1250", "windows-1252", "windows-1250"),
-    (LITHUANIAN_WITH_NAMES, "cp1257", "windows-1252", "windows-1257"),
-    (TURKISH_WITH_NAMES, "cp1254", "windows-1252", "windows-1254"),
-    (FRENCH_WITH_NAMES, "cp1252", "windows-1250", "windows-1252"),
-]
-
-
-@pytest.mark.parametrize(("text", "codec", "false_label", "true_label"), NAMES_IN_LIES)
-def test_a_lie_on_a_page_of_foreign_names_is_still_doubted(text, codec, false_label, true_label):
-    decoded = decode(page(text).encode(codec), f"text/html; charset={false_label}", "https://www.example.com/")
-    assert decoded.doubted == true_label and quarantine_reason(decoded) == DECLARATION_DOUBTED
 
 
 # Sentences written for these tests, each in a language its encoding is used for.

@@ -9,7 +9,7 @@ reading by 14 to 57 nats, and the true label was doubted, on letters that say no
 
 ``allowance`` takes out of a rival's lead what the capitalised words the two readings share give it, as far as
 those words read as names in the declared encoding's own languages: the lead their letters give the rival's page
-language over the declared one's (``_in_page_language``), but no more than the declared reading gains beyond the
+language over the declared one's (``_in_language``), but no more than the declared reading gains beyond the
 rival's when each such word may be of any of its encoding's languages (``_as_names``).  Only words read alike
 count, so the letters where the two encodings differ still weigh in full; only capitalised ones, as names are, so a
 lie's running text cannot take another language word by word; and the bound keeps names of a single-language
@@ -22,9 +22,11 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from ..data.whatwg import SINGLE_BYTE
-from .model import _LANGUAGE_SCRIPT, _SINGLE_BYTE_TABLES, LANGUAGES
+from . import loops
+from .model import _ALL_TABLES, _LANGUAGE_COUNTS, _LANGUAGE_SCRIPT, _SINGLE_BYTE_INDEX, _SINGLE_BYTE_TABLES, LANGUAGES
 from .reference import Histogram
 
 #: The single-byte encodings whose languages are all written in Latin script: the ones this applies between.
@@ -38,23 +40,26 @@ LATIN = frozenset(
 _WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
 
 
-def allowance(declared: str, rival: str, declared_text: str, rival_text: str, histogram: Histogram) -> float:
+def allowance(declared: str, rival: str, reading: Callable[[str], str], histogram: Histogram) -> float:
     """The nats of the *rival*'s lead over the *declared* reading that the capitalised words both read alike give
     it, as far as those words read as names in *declared*'s languages; 0 unless both encodings are in ``LATIN``
     and are used for different languages (windows-1250 and ISO-8859-2 are for the same ones: which of them a
     shared word reads better in is evidence between the two).
 
-    *declared_text* and *rival_text* are the two readings of the same window of single-byte text (a character a
-    byte, so a word's place is the same in both), *histogram* its high bytes' (``Scores.histogram``).
+    *reading* gives an encoding's reading of the scored window of single-byte text (a character a byte, so a word's
+    place is the same in both), asked only when the two are such encodings; *histogram* is the window's high
+    bytes' (``Scores.histogram``).
     """
     if declared not in LATIN or rival not in LATIN or LANGUAGES[declared] == LANGUAGES[rival]:
         return 0.0
-    words = shared_names(declared_text, rival_text)
+    words = shared_names(reading(declared), reading(rival))
     if not words:
         return 0.0
-    declared_languages, rival_languages = _languages(declared, histogram), _languages(rival, histogram)
-    lead = _in_page_language(words, *rival_languages) - _in_page_language(words, *declared_languages)
-    relief = _as_names(words, *declared_languages) - _as_names(words, *rival_languages)
+    page_languages = _page_languages(histogram)
+    declared_page, rival_page = page_languages[declared], page_languages[rival]
+    lead = _in_language(words, rival_page) - _in_language(words, declared_page)
+    relief = _as_names(words, declared_page, _letter_logps(declared))
+    relief -= _as_names(words, rival_page, _letter_logps(rival))
     return max(0.0, min(lead, relief))
 
 
@@ -71,21 +76,16 @@ def shared_names(one: str, other: str) -> Counter[str]:
 _Logps = dict[str, float]
 
 
-def _languages(encoding: str, histogram: Histogram) -> tuple[_Logps, tuple[_Logps, ...]]:
-    """The log-probabilities of the language *encoding*'s reading of *histogram* is likeliest in (the model's
-    choice: the best dot product of the histogram with a language's table), and of each of its languages."""
-    order, counts = histogram
-    sums = [
-        sum(count * table[byte - 0x80] for byte, count in zip(order, counts, strict=True))
-        for table in _SINGLE_BYTE_TABLES[encoding]
-    ]
-    languages = _letter_logps(encoding)
-    return languages[sums.index(max(sums))], languages
+def _page_languages(histogram: Histogram) -> dict[str, _Logps]:
+    """Per single-byte candidate, the log-probabilities of the language its reading of the window whose *histogram*
+    this is reads likeliest in: the model's choice (``loops.best_dot_products``, as ``detection`` scores it)."""
+    _, best = loops.best_dot_products(*histogram, _ALL_TABLES, _LANGUAGE_COUNTS)
+    return {encoding: _letter_logps(encoding)[best[index]] for encoding, index in _SINGLE_BYTE_INDEX.items()}
 
 
-def _in_page_language(words: Counter[str], page: _Logps, languages: tuple[_Logps, ...]) -> float:
-    """The log-likelihood of *words*' letters beyond ASCII in the *page*'s language."""
-    return sum(count * sum(page[char] for char in word if char >= "\x80") for word, count in words.items())
+def _in_language(words: Counter[str], language: _Logps) -> float:
+    """The log-likelihood of *words*' letters beyond ASCII in *language*."""
+    return sum(count * sum(language[char] for char in word if char >= "\x80") for word, count in words.items())
 
 
 def _as_names(words: Counter[str], page: _Logps, languages: tuple[_Logps, ...]) -> float:
