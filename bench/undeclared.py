@@ -1,6 +1,6 @@
 """Undeclared legacy pages, where detection decides: MB/s of ``decode(...).text`` against the same pages declared.
 
-    .venv/bin/python bench/undeclared.py [--size 55] [--repeat 5] [--seed 7]
+    .venv/bin/python bench/undeclared.py [--size 55] [--repeat 5] [--seed 7] [--malloc keep|glibc]
 
 The pages are bench/detection.py's speed pages (tests/decoding/detection/corpus.py, eval split, one
 per locale and encoding, cut to --size KiB). Printed, best of --repeat over all pages, in this run:
@@ -14,11 +14,17 @@ the whole body) and by ``utf8.reference_counts`` (decoding, what ran before issu
 the undeclared pages at >= 300 MB/s, their share of the machine the declared ones' ratio says. Each
 row runs over all pages in turn (best of --repeat rounds), as a stream of different pages would:
 timing one page at a time, repeated, reads 20-35% faster (warm caches and branch predictors).
+
+Each round's texts are kept until the round ends, as a batch's are, so what glibc does with the memory
+they free counts: --malloc keep (the default) runs as every crawl-decoder command does
+(consumer/cli/allocator.py: freed memory kept for the next batch), --malloc glibc with glibc's defaults
+(freed memory given back to the kernel and faulted in again by the next round).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -27,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "decoding" / "detection")]
 
+from consumer.cli import allocator  # noqa: E402
 from consumer.decoding import decode, detection  # noqa: E402
 from consumer.decoding.codecs import utf8  # noqa: E402
 
@@ -47,7 +54,9 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=55, help="KiB a page")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--malloc", choices=allocator.CHOICES, default="keep", help="as allocator.py's variable")
     args = parser.parse_args()
+    malloc = allocator.keep_freed_memory({**os.environ, allocator.ENV: args.malloc})
     size = args.size * 1024
     pages = []
     for locale, (_, encodings, _) in LOCALES.items():
@@ -68,7 +77,7 @@ def main() -> None:
         "  by decoding (before)": lambda: [utf8.reference_counts(b) for _, b in pages],
     }
     compiled = f"UTF-8 counts compiled: {utf8.COMPILED}, detection compiled: {detection.COMPILED}"
-    print(f"{len(pages)} pages of {args.size} KiB, best of {args.repeat}; {compiled}")
+    print(f"{len(pages)} pages of {args.size} KiB, best of {args.repeat}; {compiled}; malloc: {malloc}")
     rates = {name: mb / best_seconds(run, args.repeat) for name, run in contenders.items()}
     baseline = rates["declared (baseline)"]
     for name, rate in rates.items():

@@ -15,6 +15,7 @@ import threading
 from ..build_info import version_text
 from ..exceptions import ConfigError, CrawlDecoderError
 from ..observability.logging import get_logger, logs_json
+from .allocator import keep_freed_memory
 
 #: Modules of ``consumer.cli`` that provide sub-commands, in help order.
 COMMANDS = ("decode", "run", "demo", "broker", "overrides", "replay", "ingest")
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        keep_freed_memory()  # before any batch: glibc keeps what one frees for the next (allocator.py)
         status = int(args.func(args) or 0)
     except CrawlDecoderError as exc:
         if args.command in LOGGING_COMMANDS and logs_json():  # every line JSON, a refused setting included

@@ -18,6 +18,7 @@ from typing import TextIO
 
 from ..observability.logging import configure_logging, get_logger
 from ..settings import CONFIG_ENV, ENV_PREFIX, KAFKA_CONFIG_ENV_PREFIX, Settings
+from . import allocator
 
 
 def report_unknown_env(environ: Mapping[str, str] = os.environ) -> int:
@@ -54,9 +55,11 @@ def known_env() -> frozenset[str]:
     """Every ``CRAWL_DECODER_*`` variable ``Settings.load`` reads: one per setting, and the settings file's path.
 
     (``CRAWL_DECODER_SCHEMAS_DIR`` and ``CRAWL_DECODER_OVERRIDES_PATH``, also read outside ``Settings``, are
-    settings' names; the ``CRAWL_DECODER_*`` names of the Scrapy extension are Scrapy settings, not variables.)
+    settings' names; the ``CRAWL_DECODER_*`` names of the Scrapy extension are Scrapy settings, not variables.
+    ``CRAWL_DECODER_MALLOC`` is read before any setting, by every command: allocator.py.)
     """
-    return frozenset({CONFIG_ENV, *(ENV_PREFIX + field.name.upper() for field in dataclasses.fields(Settings))})
+    settings = (ENV_PREFIX + field.name.upper() for field in dataclasses.fields(Settings))
+    return frozenset({CONFIG_ENV, allocator.ENV, *settings})
 
 
 def unknown_env(environ: Mapping[str, str] = os.environ) -> list[tuple[str, str | None]]:

@@ -1,0 +1,105 @@
+"""Every command tells glibc to keep freed memory for the next batch (consumer/cli/allocator.py).
+
+What glibc does with a 4 MiB block is read from ``mallinfo2`` in a fresh interpreter: kept, the block comes from
+the heap and stays there once freed; with glibc's defaults, it is mapped on its own and unmapped when freed (the
+page faults that cost a third of an undeclared page's decode).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consumer.cli import allocator, main
+from consumer.cli.environment import unknown_env
+
+on_glibc = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's thresholds only")
+
+#: In a fresh interpreter: the command's call, then a 4 MiB block held and freed; mallinfo2's mapped bytes while it
+#: is held ("hblkhd") and the heap's releasable top after ("keepcost").
+PROBE = """
+import ctypes, json, sys
+from consumer.cli.allocator import keep_freed_memory
+done = keep_freed_memory()
+
+class Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+mallinfo2 = ctypes.CDLL(None).mallinfo2
+mallinfo2.restype = Mallinfo2
+block = bytearray(4 << 20)
+held = mallinfo2()
+del block
+after = mallinfo2()
+print(json.dumps({"done": done, "mapped": held.hblkhd, "kept": after.keepcost}))
+"""
+
+FOUR_MIB = 4 << 20
+
+
+def probe(**environment: str) -> dict[str, Any]:
+    clean = {name: value for name, value in os.environ.items()
+             if name != allocator.ENV and not name.startswith("MALLOC_") and name != "GLIBC_TUNABLES"}  # fmt: skip
+    run = subprocess.run([sys.executable, "-c", PROBE], env={**clean, **environment}, capture_output=True, text=True,
+                         check=True, timeout=60)  # fmt: skip
+    return json.loads(run.stdout)
+
+
+@on_glibc
+def test_a_freed_block_is_kept_in_the_heap() -> None:
+    result = probe()
+    assert result["done"] == "kept"
+    assert result["mapped"] < FOUR_MIB  # from the heap, not a mapping of its own
+    assert result["kept"] >= FOUR_MIB  # still there for the next batch
+
+
+@on_glibc
+def test_glibc_choice_leaves_the_defaults() -> None:
+    result = probe(CRAWL_DECODER_MALLOC="glibc")
+    assert result["done"].startswith("glibc's defaults")
+    assert result["mapped"] >= FOUR_MIB  # glibc's own 128 KiB threshold: mapped, then unmapped
+    assert result["kept"] < FOUR_MIB
+
+
+@on_glibc
+@pytest.mark.parametrize(
+    "environment",
+    [
+        {"MALLOC_MMAP_THRESHOLD_": "131072"},
+        {"MALLOC_TRIM_THRESHOLD_": "131072"},
+        {"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=131072"},
+    ],
+)
+def test_an_operators_own_glibc_tuning_stands(environment: dict[str, str]) -> None:
+    result = probe(**environment)
+    assert result["done"].startswith("glibc's, as ")
+    assert result["mapped"] >= FOUR_MIB  # their 128 KiB threshold, not ours
+
+
+def test_other_tunables_are_not_malloc_tuning() -> None:
+    assert allocator._glibc_tuning({"GLIBC_TUNABLES": "glibc.rtld.nns=2"}) is None
+    assert allocator._glibc_tuning({"GLIBC_TUNABLES": "glibc.rtld.nns=2:glibc.malloc.arena_max=2"}) == "GLIBC_TUNABLES"
+
+
+def test_an_unknown_choice_stops_a_command_with_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    page = tmp_path / "page.html"
+    page.write_bytes(b"<p>caf\xe9</p>")
+    monkeypatch.setenv(allocator.ENV, "fast")
+    assert main(["decode", str(page)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "crawl-decoder: error: CRAWL_DECODER_MALLOC='fast': expected one of keep, glibc\n"
+    assert captured.out == ""  # stopped before decoding anything
+
+
+def test_the_variable_is_known_to_the_settings_check() -> None:
+    assert unknown_env({allocator.ENV: "glibc"}) == []
