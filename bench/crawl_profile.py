@@ -1,6 +1,6 @@
 """Profile: the processor's decision on the crawl mix, stage by stage, against the naive loop's.
 
-    .venv/bin/python bench/crawl_profile.py [--records 3000] [--repeat 5]
+    .venv/bin/python bench/crawl_profile.py [--records 3000] [--repeat 5] [--malloc keep|glibc]
 
 In process, no Kafka: the crawl mix's records (``bench/pipeline.py --mix crawl``: the same
 pages, the same RawResponse values ``LandingWriter`` writes) are decided by the processor's
@@ -10,6 +10,8 @@ SHA-256), the Avro write, the collector.  The naive loop's stages beside them: r
 ``Response.text`` and ``json.dumps``.  Each figure is the calling thread's CPU time (not wall
 time: the machine is shared), best of --repeat passes, in microseconds a record of the mix.
 What Kafka adds (fetching, compression, transactions) is measured by ``bench/pipeline.py``.
+--malloc keep (the default) runs with glibc's allocator as every crawl-decoder command sets it
+(consumer/cli/allocator.py), --malloc glibc with glibc's defaults.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import gc
 import hashlib
 import json
+import os
 import statistics
 import sys
 import time
@@ -31,6 +34,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from pipeline import CrawlPage, corpus, crawl_pages, requests_text  # noqa: E402
 
+from consumer.cli import allocator  # noqa: E402
 from consumer.decoding import decode  # noqa: E402
 from consumer.ingest.raw_response import raw_response  # noqa: E402
 from consumer.processor.decide import Decider  # noqa: E402
@@ -93,8 +97,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=3000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--malloc", choices=allocator.CHOICES, default="keep", help="as allocator.py's variable")
     args = parser.parse_args()
     n, repeat = args.records, args.repeat
+    malloc = allocator.keep_freed_memory({**os.environ, allocator.ENV: args.malloc})
 
     pages = corpus(n, 0, mix="crawl")
     store = SchemaStore()
@@ -151,7 +157,7 @@ def main() -> int:
             )
         ],
     }
-    print(f"{n} records of the crawl mix, thread CPU time, best of {repeat}")
+    print(f"{n} records of the crawl mix, thread CPU time, best of {repeat}; malloc: {malloc}")
     for name, work in stages.items():
         print(f"{name:45} {cpu_us(work, n, repeat):8.1f} us/record")
     gc.disable()

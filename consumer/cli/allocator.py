@@ -2,16 +2,17 @@
 
 Each page's body, text and output record is a large block (over 512 bytes: CPython takes it from malloc), freed
 when its batch is done. glibc gives memory back to the kernel as soon as it can: a block of 128 KiB or more is
-mapped on its own and unmapped when freed, and the top of a heap is trimmed once 128 KiB there are free. Its
-dynamic threshold raises both after the first large free, but only to the size of that block. So the next batch
-takes the same memory anew, a page fault for every 4 KiB, which the kernel zeroes: on the virtual machines this
-project runs on, a fault costs microseconds, a third of an undeclared legacy page's decode (`bench/undeclared.py`)
-and three times a 1 MB page's (bench/RESULTS.md).
+mapped on its own and unmapped when freed, and the top of a heap is trimmed once 128 KiB there are free, until a
+freed mapped block raises both thresholds to its size (glibc's dynamic threshold). Until then each batch takes
+the same memory anew, a page fault for every 4 KiB, which the kernel zeroes: on the virtual machines this
+project is measured on, a fault costs microseconds, a quarter of an undeclared legacy page's decode
+(`bench/undeclared.py`) and half or more of a 1 MB page's (docs/memory.md, "glibc's allocator").
 
 ``keep_freed_memory`` sets both thresholds once to 32 MiB, the ceiling glibc's dynamic threshold reaches on a
 64-bit machine (``DEFAULT_MMAP_THRESHOLD_MAX``): a block under it comes from a heap, and up to 32 MiB freed at a
-heap's top stays there. A body at ``MAX_BODY_BYTES`` (16 MiB) is one such block. What a heap holds beyond its live
-blocks is bounded by that, per arena; docs/memory.md has the peak RSS it measured.
+heap's top stays there. A body at ``MAX_BODY_BYTES`` (16 MiB) is one such block. A processor frees large blocks
+in its first batches and reaches much the same state by itself; a process that has not (a benchmark, a command
+decoding files) gets it from the start. docs/memory.md has the peak RSS and speed measured both ways.
 
 The environment decides first: ``CRAWL_DECODER_MALLOC=glibc`` leaves glibc's defaults, and so do glibc's own
 settings (a ``MALLOC_*_`` variable, a ``glibc.malloc`` tunable in ``GLIBC_TUNABLES``), which an operator set on

@@ -2,7 +2,7 @@
 
 What glibc does with a 4 MiB block is read from ``mallinfo2`` in a fresh interpreter: kept, the block comes from
 the heap and stays there once freed; with glibc's defaults, it is mapped on its own and unmapped when freed (the
-page faults that cost a third of an undeclared page's decode).
+page faults that cost a quarter of an undeclared page's decode).
 """
 
 from __future__ import annotations
