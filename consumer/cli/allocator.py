@@ -44,8 +44,8 @@ GLIBC_TUNABLE_PREFIX = "glibc.malloc."
 def keep_freed_memory(environ: Mapping[str, str] = os.environ) -> str:
     """Set glibc's trim and mmap thresholds to ``KEPT_BYTES`` unless the environment says otherwise; what was done.
 
-    Returns a short phrase for the start-up log: "kept" (set), or why not. Raises ``ConfigError`` when
-    ``CRAWL_DECODER_MALLOC`` names neither choice.
+    Returns what was done, in a few words: "kept" (set), or why not (the benchmarks print it). Raises
+    ``ConfigError`` when ``CRAWL_DECODER_MALLOC`` names neither choice.
     """
     choice = environ.get(ENV, "keep").strip().lower()
     if choice not in CHOICES:
