@@ -60,7 +60,8 @@ def keep_freed_memory(environ: Mapping[str, str] = os.environ) -> str:
     mallopt = ctypes.CDLL(None).mallopt
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
-    # mallopt returns 1 on success; glibc refuses an mmap threshold above its ceiling, which ours is not.
+    # mallopt returns 1 on success; glibc refuses an mmap threshold above its ceiling, which 32 MiB is only on a
+    # 32-bit machine (16 MiB there).
     if not (mallopt(M_MMAP_THRESHOLD, KEPT_BYTES) and mallopt(M_TRIM_THRESHOLD, KEPT_BYTES)):
         return "glibc refused: unchanged"
     return "kept"

@@ -84,6 +84,13 @@ def test_an_operators_own_glibc_tuning_stands(environment: dict[str, str]) -> No
     assert result["mapped"] >= FOUR_MIB  # their 128 KiB threshold, not ours
 
 
+def test_off_glibc_nothing_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Runs everywhere, unlike the probes above: off glibc (musl, macOS) mallopt is not called at all.
+    monkeypatch.setattr(platform, "libc_ver", lambda: ("", ""))
+    monkeypatch.setattr(allocator.ctypes, "CDLL", None)  # a call would raise TypeError
+    assert allocator.keep_freed_memory({}) == "not glibc: unchanged"
+
+
 def test_other_tunables_are_not_malloc_tuning() -> None:
     assert allocator._glibc_tuning({"GLIBC_TUNABLES": "glibc.rtld.nns=2"}) is None
     assert allocator._glibc_tuning({"GLIBC_TUNABLES": "glibc.rtld.nns=2:glibc.malloc.arena_max=2"}) == "GLIBC_TUNABLES"
