@@ -37,6 +37,11 @@
  * strict_decodes(data, decoders) -> list[str | None]
  *     decoders a tuple of incremental decoder classes; per class, data decoded by one made
  *             "strict" with final false, or None where that raises UnicodeDecodeError
+ * agreed_decodes(data, decoders, readers) -> list[str | None]
+ *     strict_decodes' answers; readers a tuple as long as decoders, each None or (singles, pairs,
+ *             triple_lead, triples, native): where the tables (detection/agreement.py) say the codec
+ *             fails, None without running it; where they say the standard's decoder reads data (but for
+ *             an incomplete sequence at its end) as the codec does, native(that part, True)'s text
  * text_likelihood(text, logp, unseen, memo) -> float
  *     the sum, over the distinct characters >= U+0080 of text in order of first occurrence, of
  *     count * logp[char], added left to right; a character logp lacks gets unseen(char), stored in
@@ -665,6 +670,141 @@ fail:
     return NULL;
 }
 
+/* agreed_decodes: strict_decodes, spared the codec where agreement tables answer (detection/agreement.py).
+ * A reader is None or (singles, pairs, triple_lead, triples, native): the tables' classes of each byte, pair and
+ * triple (pairs and triples packed four classes a byte), and the standard's compiled decoder for the encoding. */
+enum { CLASS_INVALID, CLASS_AGREE, CLASS_DIFFER, CLASS_LEAD };
+enum { READING_FAILS, READING_AGREES, READING_ASK };
+
+static inline int packed_class(const unsigned char *packed, unsigned index)
+{
+    return (packed[index >> 2] >> ((index & 3) * 2)) & 3;
+}
+
+/* agreement.reference_reading: FAILS, AGREES (with *end before an incomplete sequence at the end) or ASK. */
+static int scoring_reading(const unsigned char *in, Py_ssize_t n, const unsigned char *singles,
+                           const unsigned char *pairs, int triple_lead, const unsigned char *triples, Py_ssize_t *end)
+{
+    Py_ssize_t i = 0;
+    while (i < n) {
+        i = skip_ascii(in, i, n); /* every table reads ASCII as the standard does (agreement.build checks) */
+        if (i >= n)
+            break;
+        unsigned byte = in[i];
+        int kind = singles[byte];
+        if (kind == CLASS_AGREE) {
+            i++;
+            continue;
+        }
+        if (kind != CLASS_LEAD)
+            return kind == CLASS_INVALID ? READING_FAILS : READING_ASK;
+        if (i + 1 == n)
+            break; /* the codec waits for a second byte */
+        unsigned second = in[i + 1];
+        Py_ssize_t width = 2;
+        kind = packed_class(pairs, (byte << 8) | second);
+        if (kind == CLASS_LEAD) {
+            if (triple_lead < 0)
+                return READING_ASK; /* never: agreement.build makes no such table */
+            if (i + 2 == n)
+                break;
+            kind = packed_class(triples, (second << 8) | in[i + 2]);
+            width = 3;
+        }
+        if (kind != CLASS_AGREE)
+            return kind == CLASS_INVALID ? READING_FAILS : READING_ASK;
+        i += width;
+    }
+    *end = i;
+    return READING_AGREES;
+}
+
+/* One reader's answer for data: a new reference to the text, Py_None (the codec fails), or NULL with no
+ * exception set when the codec must be asked.  NULL with an exception set on error. */
+static PyObject *agreed_text(PyObject *data, const unsigned char *in, Py_ssize_t n, PyObject *reader)
+{
+    if (!PyTuple_Check(reader) || PyTuple_GET_SIZE(reader) != 5) {
+        PyErr_SetString(PyExc_TypeError, "a reader is (singles, pairs, triple_lead, triples, native)");
+        return NULL;
+    }
+    PyObject *singles = PyTuple_GET_ITEM(reader, 0), *pairs = PyTuple_GET_ITEM(reader, 1);
+    PyObject *triples = PyTuple_GET_ITEM(reader, 3), *native = PyTuple_GET_ITEM(reader, 4);
+    long triple_lead = PyLong_AsLong(PyTuple_GET_ITEM(reader, 2));
+    if (triple_lead == -1 && PyErr_Occurred())
+        return NULL;
+    if (!PyBytes_Check(singles) || PyBytes_GET_SIZE(singles) != 256 || !PyBytes_Check(pairs) ||
+        PyBytes_GET_SIZE(pairs) != 0x4000 || !PyBytes_Check(triples) || PyBytes_GET_SIZE(triples) != 0x4000) {
+        PyErr_SetString(PyExc_ValueError, "agreement tables of 256, 0x4000 and 0x4000 bytes");
+        return NULL;
+    }
+    Py_ssize_t end = 0;
+    int reading = scoring_reading(in, n, (const unsigned char *)PyBytes_AS_STRING(singles),
+                                  (const unsigned char *)PyBytes_AS_STRING(pairs), (int)triple_lead,
+                                  (const unsigned char *)PyBytes_AS_STRING(triples), &end);
+    if (reading == READING_FAILS)
+        return Py_NewRef(Py_None);
+    if (reading == READING_ASK)
+        return NULL;
+    PyObject *part = end == n && PyBytes_CheckExact(data) ? Py_NewRef(data)
+                                                         : PyBytes_FromStringAndSize((const char *)in, end);
+    if (part == NULL)
+        return NULL;
+    PyObject *call[2] = {part, Py_True};
+    PyObject *result = PyObject_Vectorcall(native, call, 2, NULL);
+    Py_DECREF(part);
+    if (result == NULL)
+        return NULL;
+    PyObject *text = NULL;
+    if (PyTuple_Check(result) && PyTuple_GET_SIZE(result) == 2 && PyUnicode_Check(PyTuple_GET_ITEM(result, 0)))
+        text = Py_NewRef(PyTuple_GET_ITEM(result, 0));
+    Py_DECREF(result);
+    if (text == NULL) /* the standard's decoder refused what the tables say it reads: the codec decides */
+        return NULL;
+    return text;
+}
+
+static PyObject *py_agreed_decodes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3 || !PyTuple_Check(args[1]) || !PyTuple_Check(args[2]) ||
+        PyTuple_GET_SIZE(args[1]) != PyTuple_GET_SIZE(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "agreed_decodes(data, decoders: tuple, readers: tuple of as many)");
+        return NULL;
+    }
+    PyObject *data = args[0], *decoders = args[1], *readers = args[2];
+    Py_buffer view;
+    if (!get_bytes(data, &view))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(decoders);
+    PyObject *texts = PyList_New(n);
+    if (texts == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *reader = PyTuple_GET_ITEM(readers, i), *text = NULL;
+        if (reader != Py_None) {
+            text = agreed_text(data, view.buf, view.len, reader);
+            if (text == NULL && PyErr_Occurred())
+                goto fail;
+        }
+        if (text == NULL) {
+            PyObject *one = PyTuple_Pack(1, PyTuple_GET_ITEM(decoders, i));
+            PyObject *asked = one == NULL ? NULL : py_strict_decodes(NULL, (PyObject *[]){data, one}, 2);
+            Py_XDECREF(one);
+            if (asked == NULL)
+                goto fail;
+            text = Py_NewRef(PyList_GET_ITEM(asked, 0));
+            Py_DECREF(asked);
+        }
+        PyList_SET_ITEM(texts, i, text);
+    }
+    PyBuffer_Release(&view);
+    return texts;
+fail:
+    PyBuffer_Release(&view);
+    Py_XDECREF(texts);
+    return NULL;
+}
+
 /* One character's log-probability: the memo's, else logp's, else unseen's (stored in logp). */
 static int character_logp(Py_UCS4 code_point, PyObject *logp, PyObject *unseen, double *memo, double *value)
 {
@@ -930,6 +1070,9 @@ static PyMethodDef methods[] = {
     {"strict_decodes", (PyCFunction)(void (*)(void))py_strict_decodes, METH_FASTCALL,
      "strict_decodes(data, decoders, /)\n--\n\nPer incremental decoder class, data decoded strictly with "
      "final false, or None."},
+    {"agreed_decodes", (PyCFunction)(void (*)(void))py_agreed_decodes, METH_FASTCALL,
+     "agreed_decodes(data, decoders, readers, /)\n--\n\nstrict_decodes, where agreement tables answer without "
+     "the codec."},
     {"text_likelihood", (PyCFunction)(void (*)(void))py_text_likelihood, METH_FASTCALL,
      "text_likelihood(text, logp, unseen, memo, /)\n--\n\nSum of count * log-probability over text's "
      "distinct non-ASCII characters."},

@@ -30,7 +30,7 @@ from ..data.whatwg import (
 )
 from . import big5, euc_jp, euc_kr, gb18030, iso_2022_jp, shift_jis
 
-__all__ = ["COMPILED", "DECODER_OF", "READABLE", "decoders"]
+__all__ = ["COMPILED", "DECODER_OF", "READABLE", "compiled_decoder", "decoders"]
 
 #: Each legacy multi-byte encoding -> the decoder that decodes it: the name of its readable module
 #: and of the extension's function.  GBK's decoder is gb18030's (the standard's GBK decoder section).
@@ -89,6 +89,12 @@ def decoders(encoding: str, compiled: bool = COMPILED) -> tuple[Lossy, Strict]:
     if compiled:
         return _compiled(getattr(_multibyte, name))
     return _readable(READABLE[name])
+
+
+def compiled_decoder(encoding: str) -> Callable[[bytes, bool], tuple[str, int] | None] | None:
+    """The extension's decoder of *encoding* (``run(data, fatal)``: the text and its errors, or None when fatal and
+    *data* holds an error), or None where the extension was not built."""
+    return getattr(_multibyte, DECODER_OF[encoding]) if COMPILED else None
 
 
 def _compiled(run: Callable[[bytes, bool], tuple[str, int] | None]) -> tuple[Lossy, Strict]:

@@ -85,7 +85,7 @@ from ..codecs import decode_bytes
 from ..codecs.iso_2022_jp import SWITCHING_ESCAPE
 from ..data.whatwg import SINGLE_BYTE
 from ..hosts import tld_of
-from . import loops
+from . import agreement, loops
 from .model import (
     _ALL_TABLES,
     _CAPITAL_EXCESS,
@@ -112,6 +112,10 @@ from .model import (
     script,
 )
 from .reference import Histogram, reference_text_likelihood
+
+#: Per list of multi-byte candidates (``_DECODER_CLASSES``' keys), each one's reader (``agreement.reader``): how
+#: ``_Window.decoded`` spares the codecs the windows whose answer the agreement tables know.
+_READERS = {candidates: tuple(map(agreement.reader, candidates)) for candidates in _DECODER_CLASSES}
 
 #: Per single-byte candidate, per high byte: 1.0 where it reads as a capital letter (``str.isupper``), else 0.0; a
 #: histogram's dot product with it counts the capitals of the candidate's reading (``may_be_beaten``).
@@ -489,7 +493,8 @@ class _Window:
             squeezed = loops.squeeze(window) if len(window) > WINDOW else window  # a grown window is mostly ASCII
             # Without a four-byte sequence gb18030 decodes as GBK does, if at all: GBK, the usual name, stands for both.
             candidates = _MULTI_BYTE if loops.four_byte_gb18030(squeezed) else _MULTI_BYTE_BUT_GB18030
-            self._decoded = squeezed, candidates, loops.strict_decodes(squeezed, _DECODER_CLASSES[candidates])
+            texts = loops.agreed_decodes(squeezed, _DECODER_CLASSES[candidates], _READERS[candidates])
+            self._decoded = squeezed, candidates, texts
         return self._decoded
 
     def multi_byte_likelihood(self, encoding: str) -> float | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from codecs import IncrementalDecoder
 from collections.abc import Callable
 
 from .. import _native
@@ -37,6 +38,7 @@ from .reference import (
 COMPILED = _native.extension("detection") is not None
 if COMPILED:
     from .._native.detection import (
+        agreed_decodes,
         best_dot_products,
         first_high_byte,
         four_byte_gb18030,
@@ -59,6 +61,12 @@ else:  # installed without a C compiler
     best_dot_products, four_byte_gb18030 = reference_best_dot_products, reference_four_byte_gb18030
     high_byte_count, softmax_weights = reference_high_byte_count, reference_softmax_weights
     first_high_byte, strict_decodes = reference_first_high_byte, reference_strict_decodes
+
+    def agreed_decodes(  # type: ignore[misc]  # the readers' type is the compiled function's, unused here
+        data: bytes, decoders: tuple[Callable[[str], IncrementalDecoder], ...], readers: tuple[object, ...], /
+    ) -> list[str | None]:
+        """``strict_decodes``: the compiled function's answers, every codec run (its readers unused)."""
+        return reference_strict_decodes(data, decoders)
 
     def compiled_text_likelihood(
         text: str, logp: dict[str, float], unseen: Callable[[str], float], memo: array[float], /
@@ -109,6 +117,7 @@ def reference_high_runs(data: bytes) -> int:
 __all__ = [
     "COMPILED",
     "NON_ASCII_CAPITAL",
+    "agreed_decodes",
     "best_dot_products",
     "compiled_text_likelihood",
     "first_high_byte",
