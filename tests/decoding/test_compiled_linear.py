@@ -206,6 +206,17 @@ def detection_inputs(size: int) -> dict[str, bytes]:
     }
 
 
+def agreement_inputs(size: int) -> dict[str, bytes]:
+    """``detection_inputs`` and CJK text: windows every candidate's agreement tables read through, one of them
+    decoded by the standard's compiled decoder, and one with a cell a codec reads otherwise (the codec asked)."""
+    return {
+        **detection_inputs(size),
+        "Big5 text": _repeat("中文網頁的內容，繁體字。".encode("big5"), size),
+        "Shift_JIS text": _repeat("日本語のテキスト、abc".encode("shift_jis"), size),
+        "Shift_JIS text, then 0xA0": _repeat("日本語のテキスト".encode("shift_jis"), size - 1) + b"\xa0",
+    }
+
+
 def score_inputs(size: int) -> dict[str, bytes]:
     """Scores for softmax_weights, minus each byte: all far below the best (none listed), all at it (all
     listed), and between."""
@@ -279,6 +290,7 @@ PER_BYTE = {
     "pair_sum": 25,  # 12.2: high bytes only, a class and a weight looked up at every byte
     "best_dot_products": 2,  # 0.6 (random bytes: all 128 high bytes): bounded by the histogram, not the data
     "strict_decodes": 490,  # 245: ASCII, decoded by every multi-byte candidate's Python codec (6 of them)
+    "agreed_decodes": 190,  # 92.5: 0xE9 pairs, read alike by four tables, then their compiled decoders (ASCII: 4.4)
     "softmax_weights": 760,  # 381 a score (one a byte), every score listed: an int and a float each
 }  # fmt: skip
 
@@ -320,6 +332,12 @@ def _multi_byte_decoders() -> tuple[object, ...]:
     from consumer.decoding.detection import _DECODER_CLASSES, _MULTI_BYTE
 
     return _DECODER_CLASSES[_MULTI_BYTE]
+
+
+def _multi_byte_readers() -> tuple[object, ...]:
+    from consumer.decoding.detection import _MULTI_BYTE, _READERS
+
+    return _READERS[_MULTI_BYTE]
 
 
 def _histogram_and_tables(data: bytes) -> tuple[object, ...]:
@@ -401,6 +419,8 @@ def _entries() -> list[Entry]:
               _histogram_and_tables, detection_inputs),
         Entry("strict_decodes", "", DETECTION, "strict_decodes", ("py_strict_decodes",),
               lambda data: (data, _multi_byte_decoders()), detection_inputs),
+        Entry("agreed_decodes", "", DETECTION, "agreed_decodes", ("py_agreed_decodes",),
+              lambda data: (data, _multi_byte_decoders(), _multi_byte_readers()), agreement_inputs),
         Entry("softmax_weights", "", DETECTION, "softmax_weights", ("py_softmax_weights",),
               lambda data: ([-float(byte) for byte in data], 0.0), score_inputs),
     ]  # fmt: skip

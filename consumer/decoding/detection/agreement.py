@@ -14,7 +14,7 @@ it), or neither (the codec decodes it, as before): the same texts, to the charac
 
 The tables are computed from the codecs and the standard's decoders themselves (``build``), over every byte,
 pair and triple; the shipped copy (``agreement_data.py``, ``python -m consumer.decoding.detection.agreement``
-writes it) is checked against them by tests/decoding/detection/test_agreement.py.  gb18030 has none: its
+writes it) is checked against them by tests/decoding/detection/test_scoring_agreement.py.  gb18030 has none: its
 four-byte sequences are past a pair and a triple, and it is a candidate only where they appear.
 """
 
