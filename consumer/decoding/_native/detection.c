@@ -629,9 +629,29 @@ fail:
     return NULL;
 }
 
-/* strict_decodes: each incremental decoder class of decoders, made "strict", decodes data with
- * final false; a UnicodeDecodeError gives None.  What Python's try/except per candidate costs
- * (a traceback, the matching, the calls) is most of a failed decode's time. */
+/* One incremental decoder class, made "strict", decoding data with final false: the text, or Py_None on a
+ * UnicodeDecodeError (a new reference either way); NULL with any other exception. */
+static PyObject *strict_decode(PyObject *decoder_class, PyObject *data)
+{
+    PyObject *strict = PyUnicode_InternFromString("strict"), *name = PyUnicode_InternFromString("decode");
+    PyObject *decoder = strict == NULL || name == NULL ? NULL : PyObject_CallOneArg(decoder_class, strict);
+    PyObject *text = NULL;
+    if (decoder != NULL) {
+        PyObject *call[3] = {decoder, data, Py_False};
+        text = PyObject_VectorcallMethod(name, call, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(decoder);
+        if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+            PyErr_Clear();
+            text = Py_NewRef(Py_None);
+        }
+    }
+    Py_XDECREF(strict);
+    Py_XDECREF(name);
+    return text;
+}
+
+/* strict_decodes: strict_decode of data by each decoder class of decoders.  What Python's try/except per
+ * candidate costs (a traceback, the matching, the calls) is most of a failed decode's time. */
 static PyObject *py_strict_decodes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
@@ -641,33 +661,18 @@ static PyObject *py_strict_decodes(PyObject *module, PyObject *const *args, Py_s
     }
     PyObject *data = args[0], *decoders = args[1];
     Py_ssize_t n = PyTuple_GET_SIZE(decoders);
-    PyObject *strict = PyUnicode_InternFromString("strict"), *name = PyUnicode_InternFromString("decode");
     PyObject *texts = PyList_New(n);
-    if (strict == NULL || name == NULL || texts == NULL)
-        goto fail;
+    if (texts == NULL)
+        return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *decoder = PyObject_CallOneArg(PyTuple_GET_ITEM(decoders, i), strict);
-        if (decoder == NULL)
-            goto fail;
-        PyObject *call[3] = {decoder, data, Py_False};
-        PyObject *text = PyObject_VectorcallMethod(name, call, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-        Py_DECREF(decoder);
+        PyObject *text = strict_decode(PyTuple_GET_ITEM(decoders, i), data);
         if (text == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-                goto fail;
-            PyErr_Clear();
-            text = Py_NewRef(Py_None);
+            Py_DECREF(texts);
+            return NULL;
         }
         PyList_SET_ITEM(texts, i, text);
     }
-    Py_DECREF(strict);
-    Py_DECREF(name);
     return texts;
-fail:
-    Py_XDECREF(strict);
-    Py_XDECREF(name);
-    Py_XDECREF(texts);
-    return NULL;
 }
 
 /* agreed_decodes: strict_decodes, spared the codec where agreement tables answer (detection/agreement.py).
@@ -787,13 +792,9 @@ static PyObject *py_agreed_decodes(PyObject *module, PyObject *const *args, Py_s
                 goto fail;
         }
         if (text == NULL) {
-            PyObject *one = PyTuple_Pack(1, PyTuple_GET_ITEM(decoders, i));
-            PyObject *asked = one == NULL ? NULL : py_strict_decodes(NULL, (PyObject *[]){data, one}, 2);
-            Py_XDECREF(one);
-            if (asked == NULL)
+            text = strict_decode(PyTuple_GET_ITEM(decoders, i), data);
+            if (text == NULL)
                 goto fail;
-            text = Py_NewRef(PyList_GET_ITEM(asked, 0));
-            Py_DECREF(asked);
         }
         PyList_SET_ITEM(texts, i, text);
     }
