@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.decoding.attempt import Provenance, as_final, strictly, with_replacements
+from consumer.decoding.attempt import Provenance, as_final, strictly, utf8, with_replacements
 from consumer.decoding.codecs import SUPPORTED
+from consumer.decoding.decoded import Decoded
 
 ENCODINGS = sorted(SUPPORTED - {"UTF-8"})  # UTF-8 has its own attempt (attempt.utf8)
 DECLARED = {"bom": None, "http-header": None, "meta": None, "xml": None}
@@ -46,3 +47,18 @@ def test_as_final_on_pages_a_crawl_sends(encoding, data, lazy_text):
     expected = _strictly_else_with_replacements(encoding, data, lazy_text)
     assert final == expected and final.utf8 == expected.utf8
     assert (FAILED in final.conflicts) is final.lossy
+
+
+@pytest.mark.parametrize("lazy_text", [False, True])
+@pytest.mark.parametrize("data", [b"<p>plain</p>", "<p>Caf\u00e9 cr\u00e8me</p>".encode(), "CafÃ© crÃ¨me".encode()])
+def test_utf8_builds_the_decoded_its_constructor_would(data, lazy_text):
+    """``utf8`` builds its ``Decoded`` with tuple's constructor (the named tuple's costs more than a small page's
+    decode): every field, in order, is what ``Decoded(...)`` makes of them, the text and its bytes included."""
+    decoded = utf8(data, WHY, lazy_text)
+    assert type(decoded) is Decoded
+    text = None if lazy_text else data.decode("utf-8")
+    expected = Decoded(
+        text, "UTF-8", "detector", 0, DECLARED, ("before",), 0.75, data.startswith("Caf\u00c3".encode()), None,
+        utf8=data if lazy_text else None,
+    )
+    assert tuple(decoded) == tuple(expected)

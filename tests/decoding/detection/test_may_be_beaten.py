@@ -23,7 +23,7 @@ from consumer.processor.route import DECLARATION_DOUBTED, quarantine_reason
 from corpus import catalog_corpus, corpus, encode
 from handwritten import TEXTS, html
 
-#: The doubt's scopes: a single-byte label's (the whole examined prefix) and a multi-byte one's (a first KiB).
+#: The doubt's scopes: a single-byte label's (the whole examined prefix) and a multi-byte one's (a first 512 bytes).
 SCOPES = (contradiction.doubt_scope("windows-1252"), contradiction.doubt_scope("Shift_JIS"), {})
 #: (margin, cost per capital): doubted's, and others, negative margins included.
 MARGINS = ((contradiction.DOUBT_NATS, contradiction.CASE_NATS), (contradiction.DOUBT_NATS, 0.0), (0.0, 0.0), (40.0, 0.5))
