@@ -260,6 +260,7 @@ PER_BYTE = {
     "tag_end": 70,  # 34.0: the same
     "prescan_loop": 75,  # 37.3: failing <meta charset=...>, two calls (next_meta, tag_end) of 23 bytes
     "mojibake_scan": 65,  # 33.3: "é" + NBSP repeated, a candidate every 4 bytes, matched and rejected
+    "mojibake_scan_sse2": 65,  # the same without the AVX2 loop
     "may_hold_a_sequence": 40,  # 19.9: a UCS-2 text of leads only, each one's follower checked alone
     "utf8_count": 50,  # 24.8: a table step a byte, every byte high (more_sequences' loop, never stopping)
     "utf8_more_sequences": 55,  # 26.1: valid sequences to the end, the lead pairs counted first
@@ -366,6 +367,8 @@ def _entries() -> list[Entry]:
         Entry("prescan_loop", "", "consumer.decoding.prescan.compiled", "_metas",
               ("py_find_meta", "py_next_meta", "py_tag_end"), lambda data: (data, len(data)), prescan_inputs),
         Entry("mojibake_scan", "", NATIVE + "mojibake", "strong_sequences", ("py_strong_sequences",),
+              lambda data: (data, len(data)), mojibake_inputs),
+        Entry("mojibake_scan_sse2", "", NATIVE + "mojibake", "strong_sequences_sse2", ("py_strong_sequences_sse2",),
               lambda data: (data, len(data)), mojibake_inputs),
         *(Entry("may_hold_a_sequence", kind, NATIVE + "mojibake", "may_hold_a_sequence", ("py_may_hold_a_sequence",),
                 lambda data, p=prefix: (p + data.decode("latin-1"), len(data) + len(p)), lead_inputs)

@@ -23,8 +23,9 @@ from consumer.decoding.mojibake import MAX_BYTES, reference_strong_sequences
 
 try:
     from consumer.decoding._native.mojibake import strong_sequences as compiled
+    from consumer.decoding._native.mojibake import strong_sequences_sse2 as compiled_sse2
 except ImportError:  # built without a C compiler
-    compiled = None
+    compiled = compiled_sse2 = None
 
 pytestmark = pytest.mark.skipif(compiled is None, reason="_native.mojibake not built: the reference runs")
 
@@ -52,9 +53,13 @@ def test_built_wherever_a_compiler_is() -> None:
 
 
 def both(data: bytes, end: int | None = None) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The compiled scan's answer and the regex's; the compiled one's without its AVX2 loop must be the same (on a
+    processor without AVX2 the two are one loop)."""
     end = len(data) if end is None else end
-    assert compiled is not None
-    return compiled(data, end), reference_strong_sequences(data, end)
+    assert compiled is not None and compiled_sse2 is not None
+    ours = compiled(data, end)
+    assert compiled_sse2(data, end) == ours, (data.hex(), end)
+    return ours, reference_strong_sequences(data, end)
 
 
 def test_every_two_and_three_character_candidate() -> None:
@@ -119,13 +124,13 @@ def test_generated_text_of_candidate_characters(text: str) -> None:
     assert ours == reference
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(LEADS + CONTINUATIONS + NEIGHBOURS[1:]),
-                          st.integers(min_value=1, max_value=70).map(lambda n: "x" * n)), max_size=40),
+                          st.integers(min_value=1, max_value=140).map(lambda n: "x" * n)), max_size=40),
        st.data())
 def test_candidates_apart_across_the_compiled_blocks(parts: list[str], draw: st.DataObject) -> None:
     """Candidate characters with ASCII runs between them, so that sequences start at every offset of
-    the compiled scan's 16-byte blocks and 64-byte skips, and straddle their edges and the end."""
+    the compiled scan's 16- and 32-byte blocks and 64- and 128-byte skips, and straddle their edges and the end."""
     data = "".join(parts).encode()
     ours, reference = both(data, draw.draw(st.integers(min_value=0, max_value=len(data))))
     assert ours == reference
@@ -305,3 +310,16 @@ def test_pair_search_arguments() -> None:
         compiled_may_hold(b"Caf\xc3\xa9", 5)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         compiled_may_hold("CafÃ©")  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("filler", [b"x", "日".encode(), "é".encode(), "\u00e9x".encode()])
+def test_a_sequence_at_every_offset_of_the_skips(filler: bytes) -> None:
+    """One mojibake sequence ("Ã©" with "’" after it: two strong ones) placed at every offset of 300 bytes of a
+    filler, the scan's 128-byte skips and 32-byte blocks crossed at each of their edges, cut at every end near it."""
+    sequence = "Ã©’ Ã©".encode()
+    body = (filler * 300)[:300]
+    for at in range(len(body)):
+        data = body[:at] + sequence + body[at:]
+        for end in (at + 1, at + 2, at + 3, at + len(sequence) - 1, at + len(sequence), len(data)):
+            ours, reference = both(data, end)
+            assert ours == reference, (filler, at, end)
