@@ -95,9 +95,10 @@ DOUBT_EXAMINED = 16 * 1024
 #: it reads a first 512 bytes, grown to 128 high bytes: every rival reads such a text differently nearly everywhere
 #: (a sibling's mojibake loses hundreds of nats on it), and the candidates' decodes and the characters' lookups, most
 #: of the doubt's cost, grow with the window, from tables the UTF-8 pages between two CJK ones have pushed out of the
-#: caches (bench/decode.py's Big5, GBK and Shift_JIS pages: 103 us a doubt over 16 KiB, 32 over a KiB; its mix 0.80x
-#: -> 0.82x raw with 512 bytes).  Of bench/false_declared.py's pages (both halves, 20 a row), 47,682 doubts under a
-#: multi-byte label that decodes the page, 12,308 of them doubted, gave the same outcome over 512 bytes as over a KiB.
+#: caches (bench/decode.py's Big5, GBK and Shift_JIS pages: 103 us a doubt over 16 KiB, 32 over a KiB; its mix, in one
+#: process, 0.80x a raw decode over a KiB, 0.82x over 512 bytes).  Of bench/false_declared.py's pages (both halves, 20 a
+#: row), 47,682 doubts under a multi-byte label that decodes the page, 12,308 of them doubted, gave the same outcome
+#: over 512 bytes (and over 256) as over a KiB.
 MULTI_BYTE_WINDOW = 512
 
 

@@ -259,8 +259,8 @@ PER_BYTE = {
     "next_meta": 70,  # 34.0: attributes without values, "get an attribute" on every other byte
     "tag_end": 70,  # 34.0: the same
     "prescan_loop": 75,  # 37.3: failing <meta charset=...>, two calls (next_meta, tag_end) of 23 bytes
-    "mojibake_scan": 65,  # 33.3: "é" + NBSP repeated, a candidate every 4 bytes, matched and rejected
-    "mojibake_scan_sse2": 65,  # the same without the AVX2 loop
+    "mojibake_scan": 65,  # 33.3 with SSE2 alone: "é" + NBSP repeated, a candidate every 4 bytes, matched and rejected
+    "mojibake_scan_sse2": 65,  # the same loop, never the AVX2 one
     "may_hold_a_sequence": 40,  # 19.9: a UCS-2 text of leads only, each one's follower checked alone
     "utf8_count": 50,  # 24.8: a table step a byte, every byte high (more_sequences' loop, never stopping)
     "utf8_more_sequences": 55,  # 26.1: valid sequences to the end, the lead pairs counted first
