@@ -162,6 +162,20 @@ static int may_start(const unsigned char *p)
            && (third == 0xC2 || third == 0xC5 || third == 0xC6 || third == 0xCB || third == 0xE2);
 }
 
+#if defined(__SSE2__)
+/* Of the positions p + i whose bit i is set in *mask* (a block's candidates), the first where a sequence
+ * may start, or NULL. */
+static const unsigned char *first_start(const unsigned char *p, unsigned mask)
+{
+    for (; mask; mask &= mask - 1) {
+        const unsigned char *at = p + __builtin_ctz(mask);
+        if (may_start(at))
+            return at;
+    }
+    return NULL;
+}
+#endif
+
 /* The first position at or after p where a sequence may start, or end.  Accented Latin has a C3
  * every few bytes, too many for a call or a branch each: 16 positions are tested at once for a C3
  * two bytes before a lead byte (C2 or above: the third byte of may_start is one), which rejects
@@ -183,12 +197,9 @@ static const unsigned char *next_start(const unsigned char *p, const unsigned ch
             p += 64;
         if (end - p < 18)
             break;
-        unsigned mask = (unsigned)_mm_movemask_epi8(CANDIDATES(p));
-        for (; mask; mask &= mask - 1) {
-            const unsigned char *at = p + __builtin_ctz(mask);
-            if (may_start(at))
-                return at;
-        }
+        const unsigned char *at = first_start(p, (unsigned)_mm_movemask_epi8(CANDIDATES(p)));
+        if (at != NULL)
+            return at;
     }
 #undef LOAD
 #undef IS_C3
@@ -232,12 +243,9 @@ __attribute__((target("avx2"))) static const unsigned char *next_start_avx2(cons
         }
         if (end - p < 34)
             break;
-        unsigned mask = (unsigned)_mm256_movemask_epi8(CANDIDATES(p));
-        for (; mask; mask &= mask - 1) {
-            const unsigned char *at = p + __builtin_ctz(mask);
-            if (may_start(at))
-                return at;
-        }
+        const unsigned char *at = first_start(p, (unsigned)_mm256_movemask_epi8(CANDIDATES(p)));
+        if (at != NULL)
+            return at;
     }
 #undef LOAD
 #undef IS_C3
@@ -266,12 +274,12 @@ static void strong_sequences(const unsigned char *data, Py_ssize_t n, int use_av
 {
     const unsigned char *p = data, *end = data + n;
     *strong = *covered = 0;
+    const unsigned char *(*next)(const unsigned char *, const unsigned char *) = next_start;
 #ifdef HAVE_AVX2_PATH
-    const unsigned char *(*next)(const unsigned char *, const unsigned char *) =
-        use_avx2 ? next_start_avx2 : next_start;
+    if (use_avx2)
+        next = next_start_avx2;
 #else
     (void)use_avx2;
-    const unsigned char *(*next)(const unsigned char *, const unsigned char *) = next_start;
 #endif
     while ((p = next(p, end)) < end) {
         int kind;
