@@ -24,8 +24,9 @@ How a guess is made (``detect``):
    shows such a page in it with one U+FFFD at the end.  The score is the log-likelihood of the window's
    non-ASCII characters under a unigram model of each language written in that
    encoding, best language wins (a non-Latin capital scored as its small
-   letter); plus a log prior for the encoding and a bonus when the TLD names
-   it; minus penalties for neighbours a unigram model cannot see
+   letter); plus a log prior for the encoding (and for a language far rarer
+   than the others of its encoding, ``LANGUAGE_PRIORS``) and a bonus when the
+   TLD names it; minus penalties for neighbours a unigram model cannot see
    (``_neighbour_penalty``): a non-Latin letter that touches an ASCII letter
    (French "château" read as windows-1251 is "chвteau"), a capital after a
    small letter, a final form inside a word, a combining mark after a space,
@@ -95,6 +96,7 @@ from .model import (
     _DECODER_CLASSES,
     _INCREMENTAL_DECODERS,
     _LANGUAGE_COUNTS,
+    _LANGUAGE_PRIORS,
     _LOGP_MIXED_SCRIPT,
     _MIXING_CLASSES,
     _MULTI_BYTE,
@@ -635,7 +637,7 @@ def _scored(
         return None
     window, histogram = work.window, work.histogram
     likelihoods, texts, languages = _likelihoods(work)
-    scores = _with_priors(likelihoods, hint)
+    scores = _with_priors(likelihoods, hint, languages)
     _count_beyond_window(scores, languages, head, first_high + len(window))
     penalised: set[str] = set()
     _penalise_neighbours(scores, likelihoods, (window[:MIXING_SAMPLE], histogram), penalised, work.penalties)
@@ -717,9 +719,15 @@ def _count_beyond_window(scores: dict[str, float], languages: bytes, head: bytes
                 scores[encoding] += extra * tables[encoding][index]
 
 
-def _with_priors(likelihoods: dict[str, float], hint: str | None) -> dict[str, float]:
-    """Each likelihood plus its encoding's prior and, when the TLD names it, the TLD bonus."""
+def _with_priors(likelihoods: dict[str, float], hint: str | None, languages: bytes) -> dict[str, float]:
+    """Each likelihood plus its encoding's prior, a single-byte one's best language's prior (but under that
+    language's TLD), and, when the TLD names the encoding, the TLD bonus.  *languages* are the single-byte
+    candidates' best languages, as ``_likelihoods`` gives them."""
     scores = {encoding: value + _PRIOR[encoding] for encoding, value in likelihoods.items()}
+    for encoding, priors in _LANGUAGE_PRIORS.items():
+        prior, lifted_under = priors[languages[_SINGLE_BYTE_INDEX[encoding]]]
+        if hint != lifted_under:
+            scores[encoding] += prior
     for rank, encoding in enumerate(TLD_HINTS.get(hint, ()) if hint else ()):
         if encoding in scores:
             scores[encoding] += TLD_BONUS - 0.5 * rank

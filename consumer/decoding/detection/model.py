@@ -123,6 +123,18 @@ TLD_HINTS: dict[str, tuple[str, ...]] = {
 #: nats by which a wrong decoding of a real paragraph loses.
 TLD_BONUS = 6.0
 
+#: Log prior (nats) of a language against the other languages of its encoding, where the languages are far from
+#: even, and the TLD under which it is not applied (the language's own: there it is no longer rare).  A single-byte
+#: reading is scored in its best language alone, as if each of the encoding's languages were as likely: a
+#: language whose letters no other of its encoding has then draws every page with a few foreign letters that read
+#: as them.  Icelandic writes a small share of windows-1252's pages (some 0.4 million speakers, where each other
+#: language of it has 5 to 500 million), and its "þ", "ð" and "ý" are windows-1257's "ž", "š" and "ż" and
+#: windows-1254's "ş", "ğ" and "ı": an English page with a Lithuanian or Estonian name ("Žukauskas" read as
+#: "Þukauskas") read as Icelandic.  Three nats, about the log of the smallest of those ratios; two and four
+#: measured alike (docs/decoding.md).  Applied to scores, not likelihoods: like the encodings' priors, it is how
+#: common a language is on undeclared pages, no evidence against what a page declares.
+LANGUAGE_PRIORS: dict[str, tuple[float, str]] = {"is": (-3.0, "is")}
+
 
 # Log-probabilities for characters a language's counts do not cover.
 _LOGP_PUNCTUATION = math.log(1e-3)  # typography any language's pages use
@@ -272,6 +284,13 @@ _LANGUAGE_COUNTS = bytes(map(len, _SINGLE_BYTE_TABLES.values()))
 _SINGLE_BYTE_INDEX = {encoding: index for index, encoding in enumerate(_SINGLE_BYTE_TABLES)}
 #: Every candidate's log prior (``PRIORS``, or ``_OTHER_PRIOR``).
 _PRIOR = {encoding: PRIORS.get(encoding, _OTHER_PRIOR) for encoding in LANGUAGES}
+#: Per single-byte candidate with a language of ``LANGUAGE_PRIORS``: per language (in ``LANGUAGES``' order, as
+#: ``best_dot_products`` names the best), its prior and the TLD that lifts it ((0.0, "") for the others).
+_LANGUAGE_PRIORS = {
+    encoding: tuple(LANGUAGE_PRIORS.get(language, (0.0, "")) for language in LANGUAGES[encoding])
+    for encoding in _SINGLE_BYTE_TABLES
+    if not LANGUAGE_PRIORS.keys().isdisjoint(LANGUAGES[encoding])
+}
 #: Those tables laid end to end, in that order: what ``best_dot_products`` scores the window's histogram with.
 _ALL_TABLES = array("d", [value for tables in _SINGLE_BYTE_TABLES.values() for table in tables for value in table])
 #: Per language, the log-probability of a character its counts lack.
