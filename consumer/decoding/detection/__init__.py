@@ -637,7 +637,7 @@ def _scored(
         return None
     window, histogram = work.window, work.histogram
     likelihoods, texts, languages = _likelihoods(work)
-    scores = _with_priors(likelihoods, hint, languages)
+    scores = _with_priors(likelihoods, hint, _language_priors(work, languages, hint))
     _count_beyond_window(scores, languages, head, first_high + len(window))
     penalised: set[str] = set()
     _penalise_neighbours(scores, likelihoods, (window[:MIXING_SAMPLE], histogram), penalised, work.penalties)
@@ -719,19 +719,33 @@ def _count_beyond_window(scores: dict[str, float], languages: bytes, head: bytes
                 scores[encoding] += extra * tables[encoding][index]
 
 
-def _with_priors(likelihoods: dict[str, float], hint: str | None, languages: bytes) -> dict[str, float]:
-    """Each likelihood plus its encoding's prior, a single-byte one's best language's prior (but under that
-    language's TLD), and, when the TLD names the encoding, the TLD bonus.  *languages* are the single-byte
-    candidates' best languages, as ``_likelihoods`` gives them."""
+def _with_priors(
+    likelihoods: dict[str, float], hint: str | None, language_priors: dict[str, float]
+) -> dict[str, float]:
+    """Each likelihood plus its encoding's prior, its *language_priors* (``_language_priors``), and, when the TLD
+    names the encoding, the TLD bonus."""
     scores = {encoding: value + _PRIOR[encoding] for encoding, value in likelihoods.items()}
-    for encoding, priors in _LANGUAGE_PRIORS.items():
-        prior, lifted_under = priors[languages[_SINGLE_BYTE_INDEX[encoding]]]
-        if hint != lifted_under:
-            scores[encoding] += prior
+    for encoding, prior in language_priors.items():
+        scores[encoding] += prior
     for rank, encoding in enumerate(TLD_HINTS.get(hint, ()) if hint else ()):
         if encoding in scores:
             scores[encoding] += TLD_BONUS - 0.5 * rank
     return scores
+
+
+def _language_priors(work: _Window, languages: bytes, hint: str | None) -> dict[str, float]:
+    """What each single-byte candidate's reading pays for its best language's rarity (``LANGUAGE_PRIORS``): the
+    prior, or less when another of its languages, one without a prior, reads the window nearly as well (then the
+    reading pays that language's shortfall).  Nothing under the language's own TLD.  *languages* are the
+    candidates' best languages, as ``_likelihoods`` gives them."""
+    priors: dict[str, float] = {}
+    for encoding, (by_language, other_tables, others) in _LANGUAGE_PRIORS.items():
+        prior, lifted_under = by_language[languages[_SINGLE_BYTE_INDEX[encoding]]]
+        if prior and hint != lifted_under:
+            best = work.dot_products()[0][_SINGLE_BYTE_INDEX[encoding]]
+            best_of_others = loops.best_dot_products(*work.histogram, other_tables, others)[0][0]
+            priors[encoding] = max(prior, best_of_others - best)
+    return priors
 
 
 def _penalise_neighbours(

@@ -78,6 +78,17 @@ def test_the_prior_is_in_scores_not_likelihoods_and_lifted_under_the_language_s_
     assert at_home.scores["windows-1252"] == pytest.approx(own + PRIORS["windows-1252"])
 
 
+def test_letters_other_languages_share_cost_no_more_than_their_shortfall() -> None:
+    # "ó" is likeliest in Icelandic, but Spanish or Portuguese read it nearly as well: the reading pays their
+    # shortfall, not the prior, and a one-byte body stays windows-1252's "ó" (not a Shift_JIS lead cut short).
+    body = "<p>Sól.</p>".encode("cp1252")
+    found = scores(body)
+    assert found is not None
+    paid = found.scores["windows-1252"] - found.likelihoods["windows-1252"] - PRIORS["windows-1252"]
+    assert ICELANDIC_PRIOR < paid <= 0
+    assert detect(b"\xf3").encoding == "windows-1252"
+
+
 def test_a_page_read_best_in_another_language_pays_no_language_prior() -> None:
     body = "<p>Der Bürgermeister eröffnete die Straße am Montag.</p>".encode("cp1252")
     found = scores(body)
