@@ -287,6 +287,8 @@ _LANGUAGE_COUNTS = bytes(map(len, _SINGLE_BYTE_TABLES.values()))
 _SINGLE_BYTE_INDEX = {encoding: index for index, encoding in enumerate(_SINGLE_BYTE_TABLES)}
 #: Every candidate's log prior (``PRIORS``, or ``_OTHER_PRIOR``).
 _PRIOR = {encoding: PRIORS.get(encoding, _OTHER_PRIOR) for encoding in LANGUAGES}
+
+
 def _unpriored(encoding: str, tables: list[list[float]]) -> list[list[float]]:
     """The tables of *encoding*'s languages that have no ``LANGUAGE_PRIORS``."""
     pairs = zip(LANGUAGES[encoding], tables, strict=True)
