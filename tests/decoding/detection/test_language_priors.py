@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from consumer.decoding.data.whatwg import SINGLE_BYTE
 from consumer.decoding.detection import LANGUAGES, detect, scores
 from consumer.decoding.detection.model import LANGUAGE_PRIORS, PRIORS
 
@@ -96,7 +97,12 @@ def test_a_page_read_best_in_another_language_pays_no_language_prior() -> None:
     assert found.scores["windows-1252"] == pytest.approx(found.likelihoods["windows-1252"] + PRIORS["windows-1252"])
 
 
-def test_every_language_with_a_prior_is_a_single_byte_encoding_s_and_rarer() -> None:
-    languages = {language for encoding_languages in LANGUAGES.values() for language in encoding_languages}
+def test_every_language_with_a_prior_is_a_single_byte_encoding_s_beside_one_without() -> None:
+    # A prior is paid against the encoding's other languages (detection._language_priors): a language of a
+    # multi-byte encoding would be ignored, and an encoding whose every language had one would have none to read.
+    single_byte = {encoding: languages for encoding, languages in LANGUAGES.items() if encoding in SINGLE_BYTE}
     for language, (prior, _) in LANGUAGE_PRIORS.items():
-        assert language in languages and prior < 0
+        assert prior < 0
+        holders = [languages for languages in single_byte.values() if language in languages]
+        assert holders, language
+        assert all(set(languages) - LANGUAGE_PRIORS.keys() for languages in holders), language
