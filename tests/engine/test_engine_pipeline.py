@@ -368,23 +368,37 @@ def test_a_wedged_call_replaces_the_producer_and_the_batch_is_read_again(
 # -- rebalances -----------------------------------------------------------------------
 
 
-def _opening(gate: threading.Event) -> None:
-    """Opens *gate* from another thread, now: a commit held at it is in flight when the call that
-    follows starts (after the gate it still needs the broker), and ends while that call runs."""
-    threading.Thread(target=gate.set, daemon=True).start()
+@pytest.fixture
+def opening(monkeypatch):
+    """Makes an ``on_wait`` that opens *gate* once a caller waits on the commit held at it: a
+    rebalance callback finds that commit in flight, and it ends while the callback waits.
+
+    A thread opening the gate at once raced the callback: on a loaded machine the commit ended,
+    and the writer began the waiting batch's transaction, before the callback withdrew it.  The
+    wait is reported every ``WAIT_TICK_S``, shortened here so the tests do not sleep.
+    """
+    monkeypatch.setattr("consumer.engine.writer.WAIT_TICK_S", 0.05)
+
+    def opening(gate: threading.Event):
+        def on_wait(wait) -> None:
+            if wait.call == "commit_transaction":
+                gate.set()
+
+        return on_wait
+
+    return opening
 
 
 @pytest.mark.parametrize("callback", ["revoked", "lost"])
 def test_a_rebalance_waits_for_the_commit_in_flight(
-    kafka_connection, topics, transactional_id, batch, engine_helpers, callback
+    kafka_connection, topics, transactional_id, batch, engine_helpers, opening, callback
 ):
     gate = threading.Event()
     producer = GatedCall(make_producer(kafka_connection, transactional_id=transactional_id), gate, "commit_transaction")
-    pipe = pipeline(batch, lambda: ExactlyOnce(producer, timeout=30))
+    pipe = pipeline(batch, lambda: ExactlyOnce(producer, timeout=30), on_wait=opening(gate))
     committed = []
     pipe.write(batch_of(batch, outputs(topics["out"], 5), lambda: committed.append(1)))
     assert producer.entered.wait(30) and committed == []  # being written, held at the gate
-    _opening(gate)
     getattr(pipe, callback)(batch.assignment())
     # The partitions' next owner starts after the batch: its outputs and offsets are committed.
     assert producer.overlapped and committed == [1] and not pipe.committing
@@ -393,25 +407,26 @@ def test_a_rebalance_waits_for_the_commit_in_flight(
     pipe.close(30)
 
 
-def _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume, engine_helpers):
-    """A pipeline whose first batch commits, held at the gate returned with it, and whose second batch
-    waits in the slot."""
+def _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume, engine_helpers, opening):
+    """A pipeline whose first batch commits, held at a gate until a rebalance callback waits on it,
+    and whose second batch waits in the slot."""
     gate = threading.Event()
     counting = CountingBegins(make_producer(kafka_connection, transactional_id=transactional_id))
     gated = GatedCall(counting, gate, "commit_transaction")
-    pipe = pipeline(batch, lambda: ExactlyOnce(gated, timeout=30))
+    pipe = pipeline(batch, lambda: ExactlyOnce(gated, timeout=30), on_wait=opening(gate))
     pipe.write(batch_of(batch, outputs(topics["out"], 5)))
     assert gated.entered.wait(30)  # being written, held at the gate
     engine_helpers.produce_landing(kafka_connection, topics["landing"], first=5)
     consume(batch, lambda messages: len(messages) >= 5)
     pipe.write(batch_of(batch, outputs(topics["out"], 5, "second")))
     assert counting.begun == 1, "the second batch waits: its transaction has not begun"
-    return pipe, gate
+    return pipe
 
 
-def test_on_revoke_the_waiting_batch_commits_too(kafka_connection, topics, transactional_id, batch, consume, engine_helpers):
-    pipe, gate = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume, engine_helpers)
-    _opening(gate)  # the callback finds the first commit in flight
+def test_on_revoke_the_waiting_batch_commits_too(
+    kafka_connection, topics, transactional_id, batch, consume, engine_helpers, opening
+):
+    pipe = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume, engine_helpers, opening)
     pipe.revoked(batch.assignment())
     assert not pipe.committing
     assert len(engine_helpers.visible(kafka_connection, topics["out"], 10)) == 10
@@ -420,10 +435,9 @@ def test_on_revoke_the_waiting_batch_commits_too(kafka_connection, topics, trans
 
 
 def test_on_loss_the_waiting_batch_is_dropped_uncommitted(
-    kafka_connection, topics, transactional_id, batch, consume, engine_helpers
+    kafka_connection, topics, transactional_id, batch, consume, engine_helpers, opening
 ):
-    pipe, gate = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume, engine_helpers)
-    _opening(gate)  # the callback finds the first commit in flight
+    pipe = _second_batch_waiting(kafka_connection, transactional_id, topics, batch, consume, engine_helpers, opening)
     pipe.lost(batch.assignment())  # the commit in flight ends; the waiting batch never begins its transaction
     assert not pipe.committing
     assert engine_helpers.visible(kafka_connection, topics["out"], 10) == [f"out-{i}".encode() for i in range(5)]
@@ -434,14 +448,15 @@ def test_on_loss_the_waiting_batch_is_dropped_uncommitted(
     pipe.close(30)
 
 
-def test_a_commit_failing_as_partitions_are_lost_is_not_raised(kafka_connection, topics, transactional_id, batch, engine_helpers):
+def test_a_commit_failing_as_partitions_are_lost_is_not_raised(
+    kafka_connection, topics, transactional_id, batch, engine_helpers, opening
+):
     gate = threading.Event()
     failing = FailingOnce(make_producer(kafka_connection, transactional_id=transactional_id), _abortable())
     gated = GatedCall(failing, gate, "commit_transaction")
-    pipe = pipeline(batch, lambda: ExactlyOnce(gated, timeout=30))
+    pipe = pipeline(batch, lambda: ExactlyOnce(gated, timeout=30), on_wait=opening(gate))
     pipe.write(batch_of(batch, outputs(topics["out"], 5)))
     assert gated.entered.wait(30)  # being written (a batch still in the slot would just be dropped)
-    _opening(gate)
     pipe.lost(batch.assignment())  # its commit fails and is aborted; no rewind is needed (every partition went)
     pipe.settle()
     pipe.check()
