@@ -37,6 +37,10 @@ How a guess is made (``detect``):
    so no per-byte loop runs per candidate.
 3. Single-byte candidates close to the best are then compared on the rest
    of the examined prefix, counting only the bytes where they differ.
+   When the best is a Latin single-byte reading, the Latin readings within
+   ``LETTER_PAIRS_MARGIN`` of it also weigh where their letters beyond ASCII
+   stand (``latin_pairs``: windows-1257's "Gytė" is windows-1252's "Gytë", a
+   Dutch letter Dutch writes after vowels only), in detection alone.
 4. The best score wins, but the TLD's default holds when it is a Latin encoding
    and the winner reads only its signs as letters (a multi-byte winner: where
    it reads nothing but signs), without a clear lead (``DEFAULT_HELD_NATS``: an
@@ -52,7 +56,10 @@ unigram model needs; 64 KiB bounds the growth for mostly-ASCII pages, whose few
 accented letters are then still counted (a page with fewer non-ASCII bytes than
 that in its first 64 KiB decodes nearly alike under every candidate anyway).
 
-Three modules beside this one, as the prescan has its tiers:
+Beside the scoring, ``latin_pairs.py`` weighs Latin letter pairs, counted in
+Debian's gettext catalogues by ``catalogues.py`` (run by hand, its counts
+committed in ``catalogue_pairs.py``).  Three modules hold the scoring, as the
+prescan has its tiers:
 
 * ``model.py``: the candidates, priors and TLD hints, and the character model
   laid out as the tables the loops read;
@@ -86,7 +93,7 @@ from ..codecs import decode_bytes
 from ..codecs.iso_2022_jp import SWITCHING_ESCAPE
 from ..data.whatwg import SINGLE_BYTE
 from ..hosts import tld_of
-from . import agreement, loops
+from . import agreement, latin_pairs, loops
 from .model import (
     _ALL_TABLES,
     _CAPITAL_EXCESS,
@@ -107,6 +114,7 @@ from .model import (
     _SINGLE_BYTE_INDEX,
     _SINGLE_BYTE_TABLES,
     _UNSEEN,
+    LANGUAGE_PRIORS,
     LANGUAGES,
     TLD_BONUS,
     TLD_HINTS,
@@ -139,6 +147,18 @@ MIN_HIGH_BYTES = 256
 MIXING_SAMPLE = 8 * 1024
 #: Single-byte candidates this close (nats) to the best are compared on the whole examined prefix.
 REFINE_MARGIN = 20.0
+#: Latin single-byte readings this close (nats) to the best, the best one Latin too, are weighed by their letter
+#: pairs too (``_weigh_letter_pairs``)...
+LETTER_PAIRS_MARGIN = 5.0
+#: ... each pair's information counting this much (chosen on generated short pages of seeds 300-309, which the
+#: benchmarks do not judge: 0.25 fixed half as many pages, 0.75 and 1.0 broke as many as they fixed).
+LETTER_PAIR_WEIGHT = 0.5
+#: ... on a window with at most this many high bytes: where the letters alone are few (the same answers at 32, 64,
+#: 128 and without a bound on the pages ``LETTER_PAIR_WEIGHT`` was chosen on).  More letters decide by themselves,
+#: and the pairs' cost (a Python loop over the letters beyond ASCII) stays small: unbounded, four long Hungarian
+#: and Romanian pages of bench/undeclared.py, whose ISO-8859-2 and windows-1250 readings are close, cost 1.2-2.7 ms
+#: each.
+LETTER_PAIRS_HIGH_BYTES = 64
 #: The browsers' default where nothing is declared and nothing better is known (the resolution's last step).
 DEFAULT_ENCODING = "windows-1252"
 
@@ -218,11 +238,13 @@ def ranked(body: bytes, tld: str | None = None, margin: float = REFINE_MARGIN) -
     """
     try:
         start, first_high = _evidence_start(body)
-        scored = _scored(bytes(body[start : start + MAX_EXAMINED]), first_high - start, tld_of(tld))
+        head = bytes(body[start : start + MAX_EXAMINED])
+        scored = _scored(head, first_high - start, tld_of(tld))
     except Exception:  # noqa: BLE001 - as in detect: the heuristics must not take the caller down
         return (detect(body, tld).encoding,)
     if scored is None:
         return (detect(body, tld).encoding,)
+    scored = _weigh_letter_pairs(scored, head, first_high - start, tld_of(tld))
     scores = scored[0]
     best = max(scores.values())
     leaders = [e for e in sorted(scores, key=scores.__getitem__, reverse=True) if scores[e] >= best - margin]
@@ -525,9 +547,44 @@ def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
         if SWITCHING_ESCAPE.search(head):
             return Detection("ISO-2022-JP", 0.99 if _decodes(head, "ISO-2022-JP") is not None else 0.5)
         return Detection(_fallback(hint), 1.0)
+    scored = _weigh_letter_pairs(scored, head, first_high, hint)
     scores, _, texts, histogram, _, _ = scored
     winner, likelihood = _choice(scored, hint)
     return Detection(winner, _confidence(winner, scores, likelihood, texts, histogram))
+
+
+def _weigh_letter_pairs(scored: _ScoredWindow, head: bytes, first_high: int, hint: str | None) -> _ScoredWindow:
+    """*scored* with the letter pairs' evidence (``latin_pairs``) added to the scores of the Latin single-byte
+    readings within ``LETTER_PAIRS_MARGIN`` of the best, when the best is one: each in its encoding's language
+    that reads its pairs best, a language of ``LANGUAGE_PRIORS`` paying its prior as in the scores (not under the
+    TLD that lifts it: "Kurðis" reads as Icelandic as well as "Kuršis" as Lithuanian).  Detection's alone: the
+    doubt of a declaration weighs likelihoods (contradiction.py).
+
+    The pairs are the window's and the one its first high byte makes with the letter before it (*head*'s
+    byte before *first_high*, where the window starts): "Gytė" would otherwise show "ė" no letter before it.
+    """
+    scores, likelihoods, texts, histogram, penalised, work = scored
+    best = max(scores, key=scores.__getitem__)
+    if best not in _LATIN_SINGLE_BYTE or sum(histogram[1]) > LETTER_PAIRS_HIGH_BYTES:
+        return scored
+    threshold = scores[best] - LETTER_PAIRS_MARGIN
+    # A rival that reads every high byte of the window as the best does has the same pairs.
+    rivals = [
+        e
+        for e in _LATIN_SINGLE_BYTE
+        if e != best and scores.get(e, -math.inf) >= threshold and not _decodes_alike(best, e, texts, histogram[0])
+    ]
+    if not rivals:
+        return scored
+    paired = head[max(0, first_high - 1) : first_high + len(work.window)]
+    priors = {language: prior for language, (prior, lifted_under) in LANGUAGE_PRIORS.items() if hint != lifted_under}
+    evidence = {e: latin_pairs.evidence(decode_bytes(e, paired)[0], LANGUAGES[e], priors) for e in (best, *rivals)}
+    # Relative to the best reading's: the best Latin score stays, so pairs choose among the Latin readings and
+    # never hand the page to another script's.
+    weighed = dict(scores)
+    for encoding in rivals:
+        weighed[encoding] += LETTER_PAIR_WEIGHT * (evidence[encoding] - evidence[best])
+    return weighed, likelihoods, texts, histogram, penalised, work
 
 
 def _choice(scored: _ScoredWindow, hint: str | None) -> tuple[str, float]:
