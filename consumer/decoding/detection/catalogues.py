@@ -37,12 +37,11 @@ from .manual_pages import held_out, text_domain
 OUTPUT = Path(__file__).with_name("catalogue_pairs.py")
 LOCALE_DIR = Path("/usr/share/locale")
 
-#: The model's Latin-script languages of the single-byte encodings -> their catalogues' folder.  Catalan has
-#: none of its own in Debian's commonest packages; it is left without pairs (``latin_pairs``: no evidence).
+#: The model's Latin-script languages of the single-byte encodings -> their catalogues' folder.
 LANGUAGES: dict[str, str] = {
-    "cs": "cs", "da": "da", "de": "de", "es": "es", "et": "et", "fi": "fi", "fr": "fr", "hr": "hr", "hu": "hu",
-    "is": "is", "it": "it", "lt": "lt", "lv": "lv", "nl": "nl", "pl": "pl", "pt": "pt", "ro": "ro", "sk": "sk",
-    "sl": "sl", "sv": "sv", "tr": "tr", "vi": "vi",
+    "ca": "ca", "cs": "cs", "da": "da", "de": "de", "es": "es", "et": "et", "fi": "fi", "fr": "fr", "hr": "hr",
+    "hu": "hu", "is": "is", "it": "it", "lt": "lt", "lv": "lv", "nl": "nl", "pl": "pl", "pt": "pt", "ro": "ro",
+    "sk": "sk", "sl": "sl", "sv": "sv", "tr": "tr", "vi": "vi",
 }  # fmt: skip
 
 # bench/real_text.py's: what a message holds that no reader sees as text.

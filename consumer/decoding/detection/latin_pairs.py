@@ -11,7 +11,7 @@ beyond ASCII (how much likelier the second letter is after the first than alone)
 encoding that reads them best, counted from the ``tune`` half of Debian's gettext catalogues
 (``catalogues.py``), smoothed, and bounded per pair by ``PAIR_BOUND``.  Detection adds it, weighed, to the
 scores of Latin single-byte readings close to the best (``detection._weigh_letter_pairs``); a language without
-counts (Catalan) gives no evidence.  Pairs of two ASCII letters are left out: every candidate reads them alike.
+counts gives no evidence.  Pairs of two ASCII letters are left out: every candidate reads them alike.
 """
 
 from __future__ import annotations
