@@ -555,7 +555,8 @@ def _detect(head: bytes, first_high: int, hint: str | None) -> Detection:
 
 def _weigh_letter_pairs(scored: _ScoredWindow, head: bytes, first_high: int, hint: str | None) -> _ScoredWindow:
     """*scored* with the letter pairs' evidence (``latin_pairs``) added to the scores of the Latin single-byte
-    readings within ``LETTER_PAIRS_MARGIN`` of the best, when the best is one: each in its encoding's language
+    readings within ``LETTER_PAIRS_MARGIN`` of the best, when the best is one and the window holds at most
+    ``LETTER_PAIRS_HIGH_BYTES`` high bytes: each in its encoding's language
     that reads its pairs best, a language of ``LANGUAGE_PRIORS`` paying its prior as in the scores (not under the
     TLD that lifts it: "Kurðis" reads as Icelandic as well as "Kuršis" as Lithuanian).  Detection's alone: the
     doubt of a declaration weighs likelihoods (contradiction.py).

@@ -82,7 +82,7 @@ def letter_pairs(text: str) -> list[str]:
         if not text[at].isalpha():
             continue
         before = text[at - 1 : at]
-        if before.isascii() and before.isalpha():  # a letter beyond ASCII before made this pair as its own next
+        if before.isascii() and before.isalpha():  # after a letter beyond ASCII, the pair was taken as its next
             pairs.append(before + text[at])
         pair = text[at : at + 2]
         if len(pair) == 2 and pair.isalpha():
