@@ -1,8 +1,10 @@
 """Real text in many languages from what Debian's packages install: the translations in gettext catalogues.
 
 The `.mo` files under /usr/share/locale are translators' own sentences (menus, messages, help texts), in the
-languages whose legacy encodings the web still serves.  They are neither the detection model's training text
-(Faker's word lists, consumer/decoding/build_detection_model.py) nor any public detector's test corpus.
+languages whose legacy encodings the web still serves.  They are not the detection model's letter counts (Faker's
+word lists, consumer/decoding/build_detection_model.py) nor any public detector's test corpus; its Latin letter
+pairs are counted from the ``tune`` half (consumer/decoding/detection/catalogues.py, which reads the catalogues
+for this module too).
 
 A catalogue belongs to one of two halves by a hash of its file name (the package's text domain; a text installed
 under two names, as iso-codes installs each of its catalogues, is hashed by the first): ``tune`` is
@@ -15,15 +17,11 @@ Nothing here is imported by the product or its tests: bench/false_declared.py re
 
 from __future__ import annotations
 
-import gettext
 import random
-import re
-import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-LOCALE_DIR = Path("/usr/share/locale")
 LENGTHS = (4, 8, 16, 32, 64, 256, 1024)
 
 #: Each legacy encoding under test -> the languages written in it (gettext locale names), the ccTLD served from.
@@ -89,37 +87,22 @@ _PYTHON_CODECS = {
     "gb18030": "gb18030",
     "Big5": "big5",
 }
-_PLACEHOLDER = re.compile(r"%[-#0 +']*\d*(?:\.\d+)?[hlLqjzt]*[diouxXeEfFgGcsp%]|\{[^}]*\}|<[^>]*>|&\w+;|_(?=\w)|\\n")
 
 
 def half(path: Path) -> str:
-    """Which half a catalogue belongs to: ``tune`` or ``test``, by a hash of its text domain (one name for a text
-    installed under several: ``manual_pages.text_domain``)."""
-    from consumer.decoding.detection.manual_pages import held_out, text_domain
+    """Which half a catalogue belongs to: ``tune`` or ``test`` (``catalogues.half``)."""
+    from consumer.decoding.detection import catalogues
 
-    return "test" if held_out(text_domain(path)) else "tune"
+    return catalogues.half(path)
 
 
 @cache
 def messages(language: str, which: str) -> tuple[str, ...]:
-    """The translated messages with a non-ASCII character of *language*'s catalogues in half *which*."""
-    found: list[str] = []
-    directory = LOCALE_DIR / language / "LC_MESSAGES"
-    for path in sorted(directory.glob("*.mo")) if directory.is_dir() else ():
-        if half(path) != which:
-            continue
-        try:
-            with open(path, "rb") as file:
-                catalogue = gettext.GNUTranslations(file)._catalog  # type: ignore[attr-defined]
-        except Exception:  # noqa: BLE001 - a catalogue gettext cannot read is skipped
-            continue
-        for msgid, msgstr in catalogue.items():
-            if not msgid or not isinstance(msgstr, str):
-                continue  # the header entry
-            text = " ".join(_PLACEHOLDER.sub(" ", msgstr).split())
-            if not text.isascii() and len(text) >= 3:
-                found.append(unicodedata.normalize("NFC", text))
-    return tuple(dict.fromkeys(found))
+    """The translated messages with a non-ASCII character of *language*'s catalogues in half *which*
+    (``catalogues.messages``: the detection model's letter pairs are counted from the ``tune`` half the same way)."""
+    from consumer.decoding.detection import catalogues
+
+    return catalogues.messages(language, which)
 
 
 def encodable(text: str, encoding: str) -> bytes | None:

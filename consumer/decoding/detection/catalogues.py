@@ -28,7 +28,6 @@ import re
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 from ..data.generate import table_literal, write_or_check
@@ -44,17 +43,26 @@ LANGUAGES: dict[str, str] = {
     "sk": "sk", "sl": "sl", "sv": "sv", "tr": "tr", "vi": "vi",
 }  # fmt: skip
 
-# bench/real_text.py's: what a message holds that no reader sees as text.
+#: What a message holds that no reader sees as text: printf and brace placeholders, markup, entities, accelerator
+#: marks, escaped newlines.
 _PLACEHOLDER = re.compile(r"%[-#0 +']*\d*(?:\.\d+)?[hlLqjzt]*[diouxXeEfFgGcsp%]|\{[^}]*\}|<[^>]*>|&\w+;|_(?=\w)|\\n")
 _LEGACY_FORMS = str.maketrans("șțȘȚ", "şţŞŢ")
 
 
-def messages(folder: str) -> Iterator[str]:
-    """The distinct translated messages with a character beyond ASCII of *folder*'s ``tune``-half catalogues."""
-    seen: set[str] = set()
+def half(path: Path) -> str:
+    """Which half a catalogue belongs to: ``tune`` or ``test`` (bench/false_declared.py's judging text), by a hash
+    of its text domain (one name for a text installed under several: ``manual_pages.text_domain``)."""
+    return "test" if held_out(text_domain(path)) else "tune"
+
+
+def messages(folder: str, which: str = "tune") -> tuple[str, ...]:
+    """The distinct translated messages with a character beyond ASCII of *folder*'s catalogues in half *which*, in
+    the order met: each translation without its placeholders, its whitespace collapsed, NFC.  bench/real_text.py
+    reads its segments from here too."""
+    found: list[str] = []
     directory = LOCALE_DIR / folder / "LC_MESSAGES"
     for path in sorted(directory.glob("*.mo")) if directory.is_dir() else ():
-        if held_out(text_domain(path)):
+        if half(path) != which:
             continue
         try:
             with open(path, "rb") as file:
@@ -64,10 +72,10 @@ def messages(folder: str) -> Iterator[str]:
         for msgid, msgstr in catalogue.items():
             if not msgid or not isinstance(msgstr, str):
                 continue  # the header entry
-            text = unicodedata.normalize("NFC", " ".join(_PLACEHOLDER.sub(" ", msgstr).split()))
-            if not text.isascii() and len(text) >= 3 and text not in seen:
-                seen.add(text)
-                yield text
+            text = " ".join(_PLACEHOLDER.sub(" ", msgstr).split())
+            if not text.isascii() and len(text) >= 3:
+                found.append(unicodedata.normalize("NFC", text))
+    return tuple(dict.fromkeys(found))
 
 
 def count(language: str) -> tuple[Counter[str], Counter[str], Counter[str]]:
