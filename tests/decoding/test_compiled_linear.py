@@ -4,7 +4,7 @@ The product's standard: any input is handled in time linear in its size (an atta
 pages a crawler fetches).  The readable decoders' steps are counted in
 tests/decoding/codecs/test_codecs_linear.py; here every entry point of the C extensions
 in consumer/decoding/_native (prescan.c, mojibake.c, detection.c, multibyte.c, single_byte.c,
-utf16.c, utf8.c) runs on each worst-case input at n and 4n bytes under valgrind's
+utf16.c, utf8.c, undisputed.c) runs on each worst-case input at n and 4n bytes under valgrind's
 callgrind, which counts the instructions executed inside the C function alone
 (instruction_count.py says how).
 
@@ -19,7 +19,7 @@ a loaded machine as on an idle one, so the bound can be tight.  Two assertions p
   constant, documented, so that a change that makes every byte several times dearer shows too.
 
 A quadratic loop planted in utf8.c or prescan.c (re-reading the input up to each error
-or attribute) fails these at x16.  Two tests, the prescan's extension and the codecs', each one
+or attribute) fails these at x16.  Three tests, the prescan's extension, the codecs' and the fast path's, each one
 valgrind run over all its inputs, listing every input that fails.  Runs only where valgrind is (on
 every development and CI machine of this project), and only for the extensions that were built.
 """
@@ -36,6 +36,7 @@ from typing import NamedTuple
 import pytest
 
 from consumer.decoding.codecs import big5, euc_jp, euc_kr, gb18030, shift_jis
+from consumer.decoding.response import content_type_facts
 from tests.decoding.codecs.worst_case import escape_storms, worst_inputs
 from tests.decoding.instruction_count import VALGRIND, Call, count_instructions
 
@@ -232,6 +233,14 @@ _TEXT = {"shift_jis": ("日本語のテキスト、abc", "shift_jis"), "euc_jp":
 _SUPPLEMENTARY = {"big5": b"\x87\x45", "gb18030": "😀".encode("gb18030")}  # Big5's pointer 947 is U+27267
 
 
+def fast_path_inputs(size: int) -> dict[str, bytes]:
+    """For the fast path, which calls the prescan, the late <meta> scan, the decode and the mojibake check on one
+    body: each one's worst markup or bytes (the late scan reads up to 64 KiB, LARGE)."""
+    return {f"{area}: {name}": data
+            for area, inputs in (("prescan", prescan_inputs), ("utf8", utf8_inputs), ("mojibake", mojibake_inputs))
+            for name, data in inputs(size).items()}  # fmt: skip
+
+
 def cjk_inputs(decoder: str, worst: Inputs) -> Inputs:
     """*worst* (worst_case.py's errors), and valid text: fatal mode reads it all, the errors stop it early."""
     text, codec = _TEXT[decoder]
@@ -292,11 +301,15 @@ PER_BYTE = {
     "best_dot_products": 2,  # 0.6 (random bytes: all 128 high bytes): bounded by the histogram, not the data
     "strict_decodes": 490,  # 245: ASCII, decoded by every multi-byte candidate's Python codec (6 of them)
     "agreed_decodes": 190,  # 92.5: 0xE9 pairs, read alike by four tables, then their compiled decoders (ASCII: 4.4)
+    # 831: "<meta> without end" undeclared, the late <meta> scan (late_meta.py's regular expressions) over 64 KiB of
+    # tags that never close; 21.5 the mojibake check on accented letters before NBSP; 3.4 lazy_text's validity check.
+    "undisputed_utf8": 1700,
     "softmax_weights": 760,  # 381 a score (one a byte), every score listed: an int and a float each
 }  # fmt: skip
 
 NATIVE = "consumer.decoding._native."
 PRESCAN, DETECTION, UTF8 = NATIVE + "prescan", NATIVE + "detection", NATIVE + "utf8"
+UNDISPUTED = NATIVE + "undisputed"
 
 
 def _whole(data: bytes) -> tuple[object, ...]:
@@ -427,6 +440,13 @@ def _entries() -> list[Entry]:
         Entry("softmax_weights", "", DETECTION, "softmax_weights", ("py_softmax_weights",),
               lambda data: ([-float(byte) for byte in data], 0.0), score_inputs),
     ]  # fmt: skip
+    # The fast path (undisputed.c) with what it calls: the prescan, the late <meta> scan, the decode or the validity
+    # check, the mojibake check, each through its Python object (counted: they run inside its C function).
+    for content_type, lazy_text in ((None, False), ("text/html; charset=utf-8", True)):
+        facts = (None, *content_type_facts(content_type)[1:])  # the MIME type (unpicklable) is not read
+        entries.append(Entry("undisputed_utf8", "declared-lazy" if lazy_text else "undeclared", UNDISPUTED,
+                             "undisputed_utf8", ("py_undisputed_utf8",),
+                             lambda data, f=facts, lazy=lazy_text: (data, f, lazy), fast_path_inputs))  # fmt: skip
     cjk = {"shift_jis": shift_jis, "euc_jp": euc_jp, "euc_kr": euc_kr, "big5": big5, "gb18030": gb18030}
     for decoder in (*cjk, "iso_2022_jp"):
         worst: Inputs = escape_storms if decoder == "iso_2022_jp" else functools.partial(worst_inputs, cjk[decoder])
@@ -474,9 +494,12 @@ def _failures(entries: list[Entry], workdir: Path) -> list[str]:
 #: One valgrind run a test.  Not one test an input: their shared run would be a module-scoped
 #: fixture, set up again on every xdist worker given a share of them (pytest 9.2 with xdist 3.8
 #: ignores xdist_group, pytest-xdist#1386); so each test checks all its inputs and lists every failure.
+#: The fast path has its own run: it calls functions of the others, whose symbols, toggled in the same run,
+#: would turn the count off inside it.
 AREAS = {
     "prescan": [entry for entry in ENTRIES if _extension(entry) == PRESCAN],
-    "codecs": [entry for entry in ENTRIES if _extension(entry) != PRESCAN],
+    "codecs": [entry for entry in ENTRIES if _extension(entry) not in (PRESCAN, UNDISPUTED)],
+    "fast path": [entry for entry in ENTRIES if _extension(entry) == UNDISPUTED],
 }
 
 

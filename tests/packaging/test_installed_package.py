@@ -108,7 +108,7 @@ class TestTheInstalledWheel:
     def test_version_says_what_is_compiled(self, installed, outside):
         lines = run([str(installed / "crawl-decoder"), "--version"], cwd=outside).stdout.splitlines()
         assert lines[0] == f"crawl-decoder {__version__}"
-        assert "compiled: prescan utf8 utf16 single_byte multibyte mojibake detection" in lines
+        assert "compiled: prescan utf8 utf16 single_byte multibyte mojibake detection undisputed" in lines
 
     def test_decode(self, installed, outside):
         (outside / "page.html").write_bytes(SHIFT_JIS_PAGE)

@@ -13,6 +13,7 @@ single_byte.c   codecs/single_byte.py           ``codecs.charmap_decode``
 multibyte.c     codecs/multibyte.py             codecs/shift_jis.py ... iso_2022_jp.py
 mojibake.c      mojibake.py                     the regular expression
 detection.c     detection/loops.py              detection/reference.py
+undisputed.c    resolve.py (the fast path)      ``resolve.reference_undisputed_utf8``
 ==============  ==============================  ===============================================
 
 ``native.h`` holds what they share: the 8-byte ASCII skip, the high-bit masks, the size from which the
@@ -31,7 +32,7 @@ import importlib
 from types import ModuleType
 
 #: The extensions, by module name, in the order ``compiled()`` lists them.
-NAMES = ("prescan", "utf8", "utf16", "single_byte", "multibyte", "mojibake", "detection")
+NAMES = ("prescan", "utf8", "utf16", "single_byte", "multibyte", "mojibake", "detection", "undisputed")
 
 
 def _load(name: str) -> ModuleType | None:
