@@ -64,16 +64,22 @@ static int starts_with_bom_or_xml(const char *body, Py_ssize_t n)
     return 0;
 }
 
+/* *answer* (a new reference, or NULL on error) as an integer in *out*, the reference released: 0 on error. */
+static int integer_answer(PyObject *answer, Py_ssize_t *out)
+{
+    if (answer == NULL)
+        return 0;
+    *out = PyLong_AsSsize_t(answer);
+    Py_DECREF(answer);
+    return !(*out == -1 && PyErr_Occurred());
+}
+
 /* find_meta(body, 0, end) >= 0: 1, 0, or -1 with an exception set. */
 static int has_meta(PyObject *body, PyObject *end)
 {
     PyObject *args[3] = {body, zero, end};
-    PyObject *found = PyObject_Vectorcall(find_meta, args, 3, NULL);
-    if (found == NULL)
-        return -1;
-    Py_ssize_t position = PyLong_AsSsize_t(found);
-    Py_DECREF(found);
-    if (position == -1 && PyErr_Occurred())
+    Py_ssize_t position;
+    if (!integer_answer(PyObject_Vectorcall(find_meta, args, 3, NULL), &position))
         return -1;
     return position >= 0;
 }
@@ -161,12 +167,8 @@ static int utf8_reading(PyObject *body, int lazy_text, PyObject **text, int *moj
     const char *bytes = PyBytes_AS_STRING(body);
     Py_ssize_t n = PyBytes_GET_SIZE(body);
     if (lazy_text) {
-        PyObject *validity = ask(utf8_validity, body);
-        if (validity == NULL)
-            return -1;
-        long kind = PyLong_AsLong(validity);
-        Py_DECREF(validity);
-        if (kind == -1 && PyErr_Occurred())
+        Py_ssize_t kind;
+        if (!integer_answer(ask(utf8_validity, body), &kind))
             return -1;
         if (kind != 1) /* not UTF-8, or ASCII with an ESC byte */
             return 0;
