@@ -13,7 +13,10 @@ turns, --repeat times, best time each; the slow ones run once on the first
 --slow-pages pages), plus the share of pages whose text each contender gets
 exactly right.  Then the fast contenders on the UTF-8 pages alone and on the
 legacy pages alone, timed the same way: the mix's ratio is their blend, and the
-legacy pages, where the baseline calls an error handler per byte, lift it.
+legacy pages, where the baseline calls an error handler per byte, lift it.  The
+row "... fast path in Python" is ``decode`` with the fast path's Python tier
+(``resolve.reference_undisputed_utf8``) in place of the compiled one, timed in
+the same turns: what _native/undisputed.c saves.
 """
 
 from __future__ import annotations
@@ -118,8 +121,8 @@ def turns(contenders: dict, repeat: int) -> list[list]:
 
 @contextlib.contextmanager
 def tier(name: str):
-    """The fast path *name* is timed with installed in ``resolve`` for the while: the reference for
-    PYTHON_FAST_PATH, else the one ``decode`` calls."""
+    """For the while, ``resolve`` calls the fast path the contender *name* is timed with: the Python
+    reference for PYTHON_FAST_PATH, else the one ``decode`` calls (compiled where it was built)."""
     compiled = resolve.undisputed_utf8
     if name == PYTHON_FAST_PATH:
         resolve.undisputed_utf8 = resolve.reference_undisputed_utf8
